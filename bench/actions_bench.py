@@ -15,7 +15,7 @@ concrete to do. A page counts as concrete when it carries
   to install by name (``Install `x```, the package that provides the import that failed, a build of
   the project's own extension), an environment variable to set or a setting bounding a wait, a
   field of the request to check (``Check `x` in your request``, the structured-output constraint it
-  carries).
+  carries), the call to make first (``Call `x()` first``), the option to start the server with.
 
 ``--sample N`` prints N entries drawn at random (seeded) with their message, place and action,
 for the check by hand against the source that the issue asks for; ``--open-sample N`` draws them
@@ -69,6 +69,11 @@ def concrete(record: dict) -> str | None:
         return "request field"
     if actor == "caller" and "implement" in basis:
         return "implement"
+    # (s46-rules: the call the message says comes first, and the option whose chosen class a check tests)
+    if actor == "caller" and re.search(r"\bCall `[A-Za-z_][\w.]*\(\)` first\b", steps):
+        return "call first"
+    if actor == "setting" and re.search(r"\bStart the server with `--[a-z][a-z0-9-]*`", steps):
+        return "named setting"
     if actor == "internal" and record["kind"] != "log" and any(label == "Report it" for label, _ in tracker_links(record)):
         return "report"
     return None

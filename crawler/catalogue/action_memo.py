@@ -49,7 +49,9 @@ def stamp(code: str, names: SettingNames | None = None) -> str:
     spelled = (
         b""
         if names is None
-        else orjson.dumps([names.flags, {k: sorted(v) for k, v in names.fields.items()}, sorted(names.filled)], option=orjson.OPT_SORT_KEYS)
+        else orjson.dumps(
+            [names.flags, {k: sorted(v) for k, v in names.fields.items()}, sorted(names.filled), sorted(names.required)], option=orjson.OPT_SORT_KEYS
+        )
     )
     return hashlib.sha256(f"{code}\0{sys.version}\0{orjson.__version__}\0".encode() + spelled).hexdigest()
 

@@ -25,6 +25,7 @@ import itertools
 import re
 from typing import Any, cast
 
+from crawler.catalogue.callers import QUIET_BASIS
 from crawler.catalogue.meaning import SettingNames
 from crawler.catalogue.phrasing import parse_guard, short_code
 from crawler.extract import guard_reads
@@ -808,6 +809,9 @@ def classify(
     seed68 = _rules3_early(record, reads, own, text, handler, names)  # (s45-rules3)
     if seed68 is not None:
         return seed68
+    seed69 = _rules46_early(record, reads, own, text, names)  # (s46-rules)
+    if seed69 is not None:
+        return seed69
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -1306,6 +1310,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _rules3_steps(actor, basis)
         or _opens46_steps(record, actor, basis)
         or _opens46b_steps(record, actor, basis)
+        or _rules46_steps(actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1473,6 +1478,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _rules45_what(actor, basis)
         or _opens46_what(record, actor, basis)
         or _opens46b_what(record, actor, basis)
+        or _rules46_what(actor, basis)
     )
     if decided:
         return decided
@@ -1625,6 +1631,8 @@ def action(
     answered = _answers_client(data["sites"][0], caught) if caught is not None and data["kind"] in (RAISE, ASSERT) else None
     if caught is not None and data["kind"] in (RAISE, ASSERT) and answered is None:
         return _handled(data, caught)
+    if passed is not None and data["kind"] == RAISE and passed[1].startswith(QUIET_BASIS):  # (s46-rules)
+        return _quietly_handled(data, passed[1])
     if stub is not None and data["kind"] in (RAISE, ASSERT):
         return _placeholder(data, stub, names)
     found = remedy(data, names)
@@ -3259,7 +3267,7 @@ _PEER_WORDS = re.compile(r"\bpeer\b|\bremote\b|\branks?\b|\bP side\b", re.I)
 #: ``weight_transfer/base.py``: ``init_transfer_engine``, ``start_weight_update``, ``update_weights``;
 #: the client's ``init_weight_transfer_engine``).
 _TRANSFER_CALLS = r"(?:init_transfer_engine|init_weight_transfer_engine|start_weight_update|update_weights)"
-_CALL_FIRST = re.compile(rf"\bCall `?({_TRANSFER_CALLS})\(\)`? first\b|\b({_TRANSFER_CALLS}) must (?:run|be called) before\b", re.I)
+_TRANSFER_CALL_FIRST = re.compile(rf"\bCall `?({_TRANSFER_CALLS})\(\)`? first\b|\b({_TRANSFER_CALLS}) must (?:run|be called) before\b", re.I)
 _USER_READS = frozenset({"config", "request", "model", "platform", "parallel"})
 #: A connector's ``register_kv_caches`` refusing what it does not support, finding nothing to handle
 #: ("found no hot-cache handles": the connector chosen for a model without what it serves), or a call
@@ -3298,7 +3306,7 @@ def _opens46_open(record: dict[str, Any], reads: dict[str, list[str]], text: str
         and not _CONFIG_PATH.search(text)
     ):
         return "environment", f"{_PEER_BASIS}, and it did not answer in time: that peer, or the network between them"
-    called = _CALL_FIRST.search(text) if kind == RAISE and "/weight_transfer/" in path else None
+    called = _TRANSFER_CALL_FIRST.search(text) if kind == RAISE and "/weight_transfer/" in path else None
     if called:
         return (
             "caller",
@@ -3421,3 +3429,217 @@ def _opens46b_what(record: dict[str, Any], actor: str, basis: str) -> str | None
     if actor == "internal" and basis.startswith((_NEVER_HERE_BASIS, _MM_KWARGS_BASIS)):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
+
+
+# --------------------------------------------------------------------------- s46-rules: seed 69's wrong claims and open pages
+# (bench/RESULTS.md, s45-judge3: W19, O3, O27, and s45-rules4's "noticed"): facts of the code, each a
+# small function of its own that ``classify`` (or the steps, or the sentence) asks at one place.
+
+#: An absence test of one chain (``config.model_config is None``).
+_NONE_TERM = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*)\s+is\s+None")
+
+
+def _always_held(field_name: str, chains: list[str], names: SettingNames) -> str | None:
+    """``vllm_config.model_config`` when every settings class that has a field ``field_name`` declares it
+    with a settings class and nothing that admits None (``SettingNames.required``): the declaration
+    shown is the one of the class the check's own chain names (``vllm_config.cache_config``), else the
+    one of the class that holds the most such parts (the engine's whole configuration). Else None."""
+    holders = [snake for snake, declared in sorted(names.fields.items()) if field_name in declared]
+    if not holders or any(f"{snake}.{field_name}" not in names.required for snake in holders):
+        return None
+    named = [h for h in holders if any(re.search(rf"(?<![\w.]){re.escape(h)}\.{re.escape(field_name)}$", c) for c in chains)]
+    parts = {h: sum(r.startswith(h + ".") for r in names.required) for h in holders}
+    return f"{(named or sorted(holders, key=lambda h: (-parts[h], h)))[0]}.{field_name}"
+
+
+def _engine_always_has(record: dict[str, Any], reads: dict[str, list[str]], own: str, names: SettingNames | None) -> list[str]:
+    """The config objects a raise's or log's whole condition finds None (``config.model_config is None``,
+    ``self.model_config is None or self.cache_config is None``) when it reads nothing but those, and
+    each is a field the configuration declares as always there (:func:`_always_held`): a running engine
+    builds every one of them, so only the project's own code (a test, a partial set-up) leaves one None
+    (s45-rules4's "noticed": mooncake's "mostly exists for unit tests", the all-reduce fusion pass,
+    Kimi's GDN layer). Not ``lora_config``/``speculative_config``: declared ``| None``, a feature that is
+    off; not an assert (already the code's own). The declarations it stands on, else []."""
+    if record["kind"] not in (RAISE, LOG) or names is None or not names.required or set(reads) != {"config"}:
+        return []
+    tested: list[str] = []
+    for term in re.split(r"\s+or\s+", own.strip()):
+        found = _NONE_TERM.fullmatch(term.strip())
+        if found is None:
+            return []
+        tested.append(found.group(1).rpartition(".")[2])
+    if {c.rpartition(".")[2] for c in reads["config"]} != set(tested):
+        return []
+    held: list[str] = []
+    for name in dict.fromkeys(tested):
+        declared = _always_held(name, reads["config"], names)
+        if declared is None:
+            return []
+        held.append(declared)
+    return held
+
+
+#: "Call init_transfer_engine() first", "trainer_init() must be called before sending weights",
+#: "call shutdown_weight_transfer_engine() before initializing again": the call the message says comes first.
+_CALL_FIRST = re.compile(
+    r"\bcall `?([A-Za-z_][\w.]*)\(\)`? (?:first|before)\b|`?([A-Za-z_][\w.]*)\(\)`? (?:must|should|has to|needs to) be called (?:first|before)\b",
+    re.I,
+)
+
+
+def _call_first(record: dict[str, Any], text: str) -> tuple[str, str] | None:
+    """(the call, the engine) when a raise or assert of a weight-transfer engine (a class of
+    ``weight_transfer/`` whose name ends in ``Engine``: the object the trainer's or RL client's code
+    drives through the weight-transfer API) says which public call must come first ("Call
+    init_transfer_engine() first", O3 of s45-judge3): that code made its calls in the wrong order.
+    Not a helper the engine drives itself (``RdtRouter``: "call bind() first", bound by the engine's
+    own init), not a private call, not a class elsewhere (EPLB's "set_transfer_context() must be
+    called before add_recv()": the project's own code calls both). Else None."""
+    path, site = _where(record)
+    owner = site["qualname"].partition(".")[0]
+    found = _CALL_FIRST.search(text)
+    if record["kind"] not in (RAISE, ASSERT) or found is None or "/weight_transfer/" not in path or not owner.endswith("Engine"):
+        return None
+    call = found.group(1) or found.group(2)
+    if call.rpartition(".")[2].startswith("_"):
+        return None
+    return call, owner
+
+
+#: A loop over a list field of the function's ``request`` (``for i, message in enumerate(request.messages)``).
+_REQUEST_LOOP = re.compile(r"for (?:[A-Za-z_]\w*\s*,\s*)?([A-Za-z_]\w*) in (?:enumerate\()?request\.([a-z_]\w*)\)?")
+
+
+def _request_item_key(record: dict[str, Any], text: str) -> tuple[str, str] | None:
+    """(the request's list field, the key) when a raise or log is inside a loop over a list field of
+    ``request`` (the request the function is given: ``request.messages``), a guard around it reads a
+    key of the item (``message.get("tool_calls")``) and the message names that key (W19 of
+    s45-judge3, mistral's "Please ensure `tool_calls` are iterable of tool calls": what to change is in
+    the request's messages, not a setting). Not a loop that rebinds ``request`` (``for request in
+    requests``), not a key the message does not name. Else None."""
+    facts = record["sites"][0].get("facts") or {}
+    if record["kind"] not in (RAISE, LOG) or not text:
+        return None
+    guards = facts.get("guards") or []
+    for loop in facts.get("loops") or []:
+        found = _REQUEST_LOOP.fullmatch(loop.strip())
+        if found is None or any(re.search(r"\bfor (?:[\w\s,]*\b)?request\b[\w\s,]* in\b", g) for g in [*guards, *(facts.get("loops") or [])]):
+            continue
+        item, listed = found.groups()
+        for guard in guards:
+            for key in re.findall(rf"(?<![\w.]){re.escape(item)}(?:\.get\(|\[)\s*[\"']([A-Za-z_]\w*)[\"']", guard):
+                if _word(key, text):
+                    return listed, key
+    return None
+
+
+#: The parser objects a delegating parser builds from the class an option chose (``self.reasoning_parser``
+#: from ``reasoning_parser_cls``, which the parser manager sets from ``--reasoning-parser``'s name), and the
+#: option's dest for each.
+_PARSER_OPTIONS = {"reasoning_parser": ("reasoning_parser",), "tool_parser": ("tool_call_parser", "tool_parser")}
+_PARSER_CLASS_TEST = re.compile(r"not isinstance\(\s*self\.(reasoning_parser|tool_parser)\s*,\s*([A-Za-z_][\w.]*)\s*\)")
+
+
+def _parser_chosen(record: dict[str, Any], own: str, names: SettingNames | None) -> tuple[str, str, str] | None:
+    """(the attribute, the class it must be, the option) when a raise in the parser package
+    (``parser/``) tests the class of the reasoning or tool parser the object holds (``not
+    isinstance(self.reasoning_parser, GptOssReasoningParser)``), which is built from the class the
+    server's option named (``--reasoning-parser``, ``--tool-call-parser``; O27 of s45-judge3): the
+    option's value does not fit this parser. Only where the repository declares that option; not a
+    parser's own private object (``self._parser``). Else None."""
+    path, _ = _where(record)
+    found = _PARSER_CLASS_TEST.search(own)
+    if record["kind"] != RAISE or found is None or "/parser/" not in path or names is None:
+        return None
+    attribute, required = found.groups()
+    for dest in _PARSER_OPTIONS[attribute]:
+        flag = names.flags.get(dest) or next((f for k, f in sorted(names.flags.items()) if k.endswith("." + dest)), None)
+        if flag:
+            return attribute, required, flag
+    return None
+
+
+def _rules46_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 69's rules, which come before the request's and the settings' rules."""
+    held = _engine_always_has(record, reads, own, names)
+    if held:
+        return (
+            "internal",
+            "the check finds missing a part of the configuration a running engine always has ("
+            + _shown(held)
+            + ", declared with its settings class and not optional wherever a settings class declares it): only the project's own code, "
+            "a test or a partial set-up, leaves it None",
+        )
+    first = _call_first(record, text)
+    if first:
+        return (
+            "caller",
+            f"the message names the call that must come first (`{first[0]}()`) on the weight-transfer engine `{first[1]}`, "
+            "which the trainer's or RL client's code drives: its calls came in another order",
+        )
+    item = _request_item_key(record, text)
+    if item:
+        return (
+            "request",
+            f"the check reads `{item[1]}` of an item of the request's `{item[0]}` (the loop over `request.{item[0]}`), which the message names: what the request sent",
+        )
+    parser = _parser_chosen(record, own, names)
+    if parser:
+        return (
+            "setting",
+            f"the check tests the class of the {parser[0].replace('_', ' ')} (`self.{parser[0]}`), built from the class the option `{parser[2]}` names: "
+            f"that parser is not `{parser[1]}`, which this code requires",
+        )
+    return None
+
+
+def _rules46_steps(actor: str, basis: str) -> list[str]:
+    """The steps of seed 69's rules that need their own words."""
+    if actor == "caller" and basis.startswith("the message names the call that must come first (`"):
+        call, engine = basis.split("`")[1], basis.split("`")[3]
+        via = " (from the RL API: `init_weight_transfer_engine`)" if call.startswith("init_") else ""
+        return [
+            f"Call `{call}` first{via}, as the message says: your trainer's or RL client's code drives `{engine}` (through the "
+            "weight-transfer API or the server's routes for it), and made this call before that one."
+        ]
+    if actor == "setting" and basis.startswith("the check tests the class of the ") and ", built from the class the option `" in basis:
+        flag, required = basis.split("`")[3], basis.split("`")[5]
+        return [
+            f"Start the server with `{flag}` naming the parser this code requires (`{required}`, the class the message names), "
+            "or without the option if you do not need that parser."
+        ]
+    return []
+
+
+def _rules46_what(actor: str, basis: str) -> str | None:
+    """What a page of seed 69's rules names in its first sentence."""
+    if actor == "caller" and basis.startswith("the message names the call that must come first (`"):
+        return f"the order of the calls it makes: `{basis.split('`')[1]}` first"
+    if actor == "setting" and basis.startswith("the check tests the class of the ") and ", built from the class the option `" in basis:
+        return f"`{basis.split('`')[3]}`"
+    if actor == "request" and basis.startswith("the check reads `") and "of an item of the request's `" in basis:
+        return f"`{basis.split('`')[1]}` in the request's `{basis.split('`')[3]}`"
+    return None
+
+
+def _quietly_handled(record: dict[str, Any], basis: str) -> dict[str, Any]:
+    """Who acts on a raise whose every call catches it and only logs or falls back
+    (``callers.quietly_caught``; O21 of s45-judge3, a fuser's "activation does not directly wrap the
+    gate", which the model's set-up catches and logs at debug, leaving that module unfused): nobody
+    meets this error, so nobody is told to act on it or to report it; what they may meet is what the
+    handler does instead, which has its own page when it is a log line."""
+    name = basis.split("`")[1]
+    return {
+        "actor": "internal",
+        "basis": basis,
+        "says": (
+            f"{_project(record)} catches this {_noun(record)} wherever it calls `{name}` and goes on without raising it again "
+            "(it logs it, or falls back to what it does without this step): it does not reach you as this error."
+        ),
+        "remedy": None,
+        "steps": [
+            f"Nothing to do about this {_noun(record)} itself: every call of `{name}` catches it. If what the handler does instead is what "
+            "you see (a log line, a step left out, a slower fallback), look that up by its own message; report this one to "
+            f"{_project(record)} only if that behaviour is wrong for what you run."
+        ],
+    }

@@ -372,6 +372,8 @@ class Passed:
         self.signatures: dict[str, dict[str, Any]] = {}
         self.called: dict[str, int] = {}
         self.taken: set[str] = set()
+        #: by name, the calls made in a ``try`` that catches every exception and only logs or falls back (``knob_passes.quiet``)
+        self.quiet: dict[str, int] = {}
         #: ``cache_config`` -> the fields each class so named declares that the class does not set itself
         self.fields: dict[str, list[set[str]]] = {}
         state: set[tuple[str, str]] = set()
@@ -388,6 +390,8 @@ class Passed:
             for name, count in (d.get("called") or {}).items():
                 self.called[name] = self.called.get(name, 0) + count
             self.taken.update(d.get("taken", ()))
+            for name, count in (d.get("quiet") or {}).items():
+                self.quiet[name] = self.quiet.get(name, 0) + count
             state |= {(f["owner"], f["field"]) for f in d.get("state_fields", ())}
             classes += [(c["qualname"], c["name"], [f["name"] for f in c.get("fields", ())]) for c in d.get("classes", ())]
         for qual, name, fields in classes:
@@ -623,16 +627,58 @@ def _joined_code(names: list[str]) -> str:
     return "" if not shown else shown[0] if len(shown) == 1 else ", ".join(shown[:-1]) + " and " + shown[-1]
 
 
+#: The start of the basis of a raise whose every call catches what it raises (:func:`quietly_caught`):
+#: ``catalogue.actions.action`` says such an error is handled, whatever else the check reads.
+QUIET_BASIS = "caught by every call of `"
+
+
+def quietly_caught(site: ExtractedSite, passed: Passed) -> list[str] | None:
+    """["internal", basis] for a raise in a function or method whose every call the repository
+    makes, counted by the called name, is in the body of a ``try`` that catches every exception
+    and only logs or falls back (``knob_passes.quiet`` against ``called``: ``fuser.update_forward(
+    module)`` under ``except Exception: logger.debug(...); continue``, O21 of s45-judge3): the error
+    never leaves the project's code. Not an entry point (a user's code may call it), a name taken as
+    a value (a callback), a dunder or a decorated function (called otherwise), one at module level or
+    nested. Else None."""
+    qualname = site["qualname"]
+    name = qualname.rpartition(".")[2]
+    if qualname == "<module>" or "<" in qualname or (name.startswith("__") and name.endswith("__")):
+        return None
+    decorators = (site.get("facts") or {}).get("decorators") or []
+    if (
+        any(d.split("(")[0].rpartition(".")[2] not in _PLAIN_DECORATORS for d in decorators)
+        or passed.graph.entry_kind(f"{site['module']}.{qualname}") is not None
+        or name in passed.taken
+    ):
+        return None
+    quiet = passed.quiet.get(name, 0)
+    if not quiet or quiet != passed.called.get(name, 0):
+        return None
+    calls = "the one call" if quiet == 1 else f"all {quiet} calls"
+    return [
+        "internal",
+        f"{QUIET_BASIS}{name}` the code makes ({calls} of that name, each in a `try` whose handlers only log or fall back, one of them catching every "
+        "exception): it does not reach you as this error",
+    ]
+
+
 def passed_by_id(records: Sequence[RecordData], primaries: Mapping[str, ExtractedSite], results: Sequence[FileResult], graph: Graph) -> dict[str, list[str]]:
     """[actor, basis] by id, for the records whose check tests parameters that every call of its
-    function passes one actor's values (:meth:`Passed.decide`); ``catalogue.actions.classify``
-    takes it when no rule of its own applies."""
+    function passes one actor's values (:meth:`Passed.decide`), and for the raises whose every call
+    catches what they raise (:func:`quietly_caught`); ``catalogue.actions.classify`` takes the first
+    when no rule of its own applies, ``catalogue.actions.action`` the second before any rule."""
     passed: Passed | None = None
     out: dict[str, list[str]] = {}
     for record in records:
         site = primaries.get(record["id"])
         if site is None:
             continue
+        if record["kind"] == "raise":
+            passed = passed or Passed(results, graph)
+            caught = quietly_caught(site, passed)
+            if caught is not None:
+                out[record["id"]] = caught
+                continue
         found_reads = guard_reads.reads(site)
         if "param" not in found_reads:
             continue

@@ -217,6 +217,10 @@ class SettingNames:
     #: whenever none is given (``__post_init__`` gives ``engine_id`` a uuid when it is None); any class's,
     #: a request's too (``SamplingParams.stop_token_ids``, s45-rules3: the rules key it by the class).
     filled: frozenset[str] = frozenset()
+    #: ``vllm_config.model_config``: a settings class's field annotated with one settings class and
+    #: nothing that admits None (``model_config: ModelConfig``, not ``lora_config: LoRAConfig | None``):
+    #: the object is there whenever the holder is (s46-rules: "``model_config is None``" in a running engine).
+    required: frozenset[str] = frozenset()
 
 
 def setting_names(results: list[FileResult], settings: MeaningSettings, tables: _Tables | None = None) -> SettingNames:
@@ -243,7 +247,15 @@ def setting_names(results: list[FileResult], settings: MeaningSettings, tables: 
         for q in quals:
             fields.setdefault(snake, set()).update(f["name"] for f in t.classes[q]["fields"])
     filled = frozenset(f"{q}.{name}" for q, name in t.defaulted)
-    return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())}, filled)
+    required: set[str] = set()
+    for snake, quals in t.by_snake.items():
+        for q in quals:
+            for f in t.classes[q]["fields"]:
+                words = _names_in(f["annotation"])
+                held = [w for w in words if any(c in t.settings for c in t.by_name.get(w, ()))]
+                if len(words) == 1 and held:
+                    required.add(f"{snake}.{f['name']}")
+    return SettingNames(flags, {k: frozenset(v) for k, v in sorted(fields.items())}, filled, frozenset(required))
 
 
 #: Decorators whose classes are records of settings (dataclasses, attrs, pydantic dataclasses

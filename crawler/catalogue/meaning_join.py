@@ -442,7 +442,12 @@ def _names_row(names: SettingNames) -> dict[str, Any]:
     """The settings' spelling as the source join's row keeps it (made of the same results: the
     same inputs give the same names, and a moved output's files moved only lines, which names
     hold none of)."""
-    return {"flags": names.flags, "fields": {key: sorted(value) for key, value in names.fields.items()}, "filled": sorted(names.filled)}
+    return {
+        "flags": names.flags,
+        "fields": {key: sorted(value) for key, value in names.fields.items()},
+        "filled": sorted(names.filled),
+        "required": sorted(names.required),
+    }
 
 
 def _names(cached: Any) -> SettingNames | None:
@@ -452,14 +457,15 @@ def _names(cached: Any) -> SettingNames | None:
     # s44-judge "setting" again; s45-rules found it comparing two crawls of one commit)
     if type(row) is not dict or type(row.get("flags")) is not dict or type(row.get("fields")) is not dict or type(row.get("filled")) is not list:
         return None
-    flags, fields, filled = row["flags"], row["fields"], row["filled"]
-    if not all(type(n) is str for n in filled):
+    flags, fields, filled, required = row["flags"], row["fields"], row["filled"], row.get("required")
+    # (``required`` too, s46-rules: a kept join of the code before it is made anew)
+    if type(required) is not list or not all(type(n) is str for n in [*filled, *required]):
         return None
     if not all(type(k) is str and type(v) is str for k, v in flags.items()):
         return None
     if not all(type(k) is str and type(v) is list and all(type(n) is str for n in v) for k, v in fields.items()):
         return None
-    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()}, frozenset(filled))
+    return SettingNames(flags, {key: frozenset(value) for key, value in fields.items()}, frozenset(filled), frozenset(required))
 
 
 def _source_rows(cached: Any, ids: list[str]) -> list[list[Any]] | None:

@@ -17,6 +17,10 @@ Per file (read in the extraction workers, cached with the file's result; the joi
   configuration, a request, a parameter of the caller's own (its callers decide), or unknown;
   ``called``: how many calls of each name (the called name's last part) the file makes, so
   the join can tell a function whose calls the call graph did not all resolve.
+- ``quiet``: how many calls of each name (the same last part) a function makes in the body of a
+  ``try`` whose handlers raise nothing and only log or fall back, one of them catching every
+  exception (``except Exception:`` then ``logger.debug(...)`` and ``continue``): with ``called``,
+  the join tells a function whose every call catches what it raises (s46-rules, O21 of s45-judge3).
 
 The join takes a pass only where the call graph has the same call (same file and line) to the
 function the check is in, and the field only where a settings class of that name declares it: a
@@ -30,7 +34,7 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable, Mapping
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, cast
 
 from crawler.extract.ast_names import dotted
 from crawler.extract.codefacts import child_nodes, function_statements, lines_naming, names_called, nodes_under, on_lines, own_expressions
@@ -70,7 +74,77 @@ _OF_ARGS = CONVERSIONS | {"len", "min", "max", "abs", "round", "any", "all", "su
 
 
 def empty() -> dict[str, Any]:
-    return {"passes": [], "signatures": [], "given": [], "called": {}, "taken": []}
+    return {"passes": [], "signatures": [], "given": [], "called": {}, "taken": [], "quiet": {}}
+
+
+_TRY_TYPES = (ast.Try, *([ast.TryStar] if hasattr(ast, "TryStar") else []))
+#: What a handler that only logs or falls back may hold: a log call below error, a value kept, a way on.
+_QUIET_STATEMENTS = (ast.Expr, ast.Pass, ast.Continue, ast.Break, ast.Return, ast.Assign, ast.AnnAssign)
+#: (not ``error``/``exception``: a log at that level, the latter with the traceback, shows the error itself)
+_QUIET_LOGS = frozenset({"debug", "info", "warning", "warning_once", "info_once", "debug_once", "warn"})
+_BROAD = frozenset({"Exception", "BaseException"})
+#: A value a quiet handler may keep or return: made of no call (an error response built is what the caller gets).
+_KEPT = (ast.Constant, ast.Name, ast.Attribute, ast.List, ast.Tuple, ast.Dict, ast.Set)
+
+
+def _broad(handler: ast.ExceptHandler) -> bool:
+    """``except:``, ``except Exception``, ``except (OSError, Exception) as e``."""
+    t = handler.type
+    if t is None:
+        return True
+    names = t.elts if type(t) is ast.Tuple else [t]
+    return any((type(n) is ast.Name and n.id in _BROAD) or (type(n) is ast.Attribute and n.attr in _BROAD) for n in names)
+
+
+def _quiet_handler(handler: ast.ExceptHandler) -> bool:
+    """A handler that raises nothing and only logs below error (``logger.debug(...)``, no
+    ``exc_info``), keeps or returns a value made of no call and not of what it caught, or goes on:
+    what it caught goes no further (``except Exception as e: self._error = e`` keeps it for later,
+    ``return self.create_error_response(...)`` answers with it, ``logger.exception`` prints it)."""
+    for stmt in handler.body:
+        if type(stmt) not in _QUIET_STATEMENTS:
+            return False
+        if type(stmt) is ast.Expr:
+            call = stmt.value
+            if type(call) is not ast.Call or type(call.func) is not ast.Attribute or call.func.attr not in _QUIET_LOGS:
+                return False
+            if any(k.arg == "exc_info" for k in call.keywords):
+                return False
+            continue
+        value = getattr(stmt, "value", None)
+        if value is None:
+            continue
+        if not isinstance(value, _KEPT) or any(type(n) is ast.Call or (type(n) is ast.Name and n.id == handler.name) for n in ast.walk(value)):
+            return False
+    return True
+
+
+def _quiet(statements: list[ast.stmt], calls: Calls, quiet: dict[str, int]) -> None:
+    """Add to ``quiet`` the calls (by the called name's last part) whose innermost ``try`` (the one
+    whose body holds them and starts last) has only quiet handlers (:func:`_quiet_handler`), one of
+    them broad: what they raise is caught there and goes no further. A call in a narrower ``try``
+    inside it (``except (RuntimeError, AssertionError)``) is not counted, whatever that one does."""
+    spans: list[tuple[int, int, bool]] = []
+    for stmt in statements:
+        if type(stmt) not in _TRY_TYPES:
+            continue
+        t = cast("ast.Try", stmt)  # (a ``try/except*`` has the same fields)
+        if t.body:
+            quiet_try = any(_broad(h) for h in t.handlers) and all(_quiet_handler(h) for h in t.handlers)
+            spans.append((t.body[0].lineno, t.body[-1].end_lineno or t.body[-1].lineno, quiet_try))
+    if not any(q for _, _, q in spans):
+        return
+    for stmt, made in calls:
+        if not made:
+            continue
+        around = [span for span in spans if span[0] <= stmt.lineno <= span[1]]
+        if not around or not max(around, key=lambda span: (span[0], -span[1]))[2]:
+            continue
+        for call in made:
+            f = call.func
+            name = f.id if type(f) is ast.Name else f.attr if type(f) is ast.Attribute else None
+            if name:
+                quiet[name] = quiet.get(name, 0) + 1
 
 
 def _setting(node: ast.expr, held: dict[str, list[str]]) -> list[str] | None:
@@ -595,6 +669,7 @@ def passes(
         statements = statements_of(fn)
         context = _Context(set(named), state_of(cls) if cls is not None else None, calls(fn), eager)
         forwards = _given(calls(fn), context, out, comprehended)
+        _quiet(statements, calls(fn), out["quiet"])
         if (may_check and _checks(statements)) or (forwards and named):
             out["signatures"].append(
                 {"function": qual, "params": params, "keywords": [p.arg for p in a.kwonlyargs], "defaults": _defaults(fn, named), "receiver": receiver}
@@ -631,4 +706,5 @@ def passes(
                     held[stmt.targets[0].id] = found
                 else:
                     held.pop(stmt.targets[0].id, None)
+    out["quiet"] = dict(sorted(out["quiet"].items()))
     return out

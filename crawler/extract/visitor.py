@@ -86,7 +86,7 @@ from crawler.extract.text import Source, decode_source, module_name
 from crawler.model.kinds import ASSERT, RAISE, RESPONSE
 from crawler.model.shapes import UNKNOWN_EXCEPTION_QUALNAME, ExtractedSite, FileResult, TemplateData
 
-EXTRACTOR_VERSION = "11"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: a native check under a toolkit's #if, a pattern function handed to register_replacement (guard_reads.PREPROCESSOR, HANDED); and a field its config fills when None (knob_helpers.defaulted_fields); 11: a placeholder defined where an optional import failed, the imports a check's `except ImportError` is for (guard_reads.STUB, IMPORTING)
+EXTRACTOR_VERSION = "12"  # 6: bare asserts are sites; 7: what each check reads (guard_reads); 8: no site under `if TYPE_CHECKING:`; 9: a check its own try catches (guard_reads.CAUGHT); 10: a native check under a toolkit's #if, a pattern function handed to register_replacement (guard_reads.PREPROCESSOR, HANDED); and a field its config fills when None (knob_helpers.defaulted_fields); 11: a placeholder defined where an optional import failed, the imports a check's `except ImportError` is for (guard_reads.STUB, IMPORTING); 12: the calls a try catches quietly, by name (knob_passes.quiet)
 #: What a library that runs a function handed to it catches of what it raises (torch's
 #: ``register_replacement``: a ``RuntimeError`` is a trace mismatch).
 _LIBRARY_CATCHES = frozenset({"RuntimeError"})

@@ -235,3 +235,19 @@ def test_the_memo_is_stamped_with_how_the_repository_spells_its_settings() -> No
     renamed = SettingNames(flags={"parallel_config.enable_eplb": "--eplb"}, fields={"model_config": frozenset({"model"})})
     assert stamp("code", spelled) != stamp("code", renamed) != stamp("code")
     assert stamp("code", spelled) == stamp("code", SettingNames(flags=dict(spelled.flags), fields=dict(spelled.fields)))
+    # (s46-rules: which config objects are declared always there decides who acts on a "`model_config is None`" page)
+    required = SettingNames(flags=dict(spelled.flags), fields=dict(spelled.fields), required=frozenset({"vllm_config.model_config"}))
+    assert stamp("code", required) != stamp("code", spelled)
+
+
+def test_a_kept_source_join_without_the_required_objects_is_made_anew() -> None:
+    # a join kept by the code before ``required`` (s46-rules) would give a warm crawl's who acts other
+    # names than a fresh one's: it is not taken; one with them gives them back as they were kept
+    from crawler.catalogue.meaning import SettingNames
+    from crawler.catalogue.meaning_join import _names, _names_row
+
+    names = SettingNames(flags={"a_config.b": "--b"}, fields={"a_config": frozenset({"b"})}, required=frozenset({"vllm_config.a_config"}))
+    row = _names_row(names)
+    assert _names({"names": row}) == names
+    assert _names({"names": {k: v for k, v in row.items() if k != "required"}}) is None
+    assert _names({"names": {**row, "required": [1]}}) is None
