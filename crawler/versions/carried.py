@@ -203,6 +203,13 @@ class Memo(Mapping[bytes, Carried]):
         self.close()
 
 
+class RowsRefused(DataError):
+    """A render that carried rows of the memo through (:class:`RowsOf`) found the dataset wrong:
+    those rows, held to their entry and the schema as they are written (``writer._raw_row``), may
+    be what is wrong (the memo is the cache's, hostile like it), so the sync renders again
+    without them (``sync``)."""
+
+
 class RowsOf(Mapping[str, bytes]):
     """One kind of row (``Memo.index_row`` or ``Memo.search_row``) of the records carried
     through, by id, each read from the memo when the writer takes it (``writer.index_rows``'s and
