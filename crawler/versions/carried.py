@@ -188,9 +188,9 @@ class Memo(Mapping[bytes, Carried]):
         try:
             data = os.pread(self._fd, size, at)
         except OSError as exc:
-            raise DataError(f"{self._where}: the memo of retired records could not be read ({exc.strerror}); run it again") from None
+            raise MemoChanged(f"{self._where}: the memo of retired records could not be read ({exc.strerror}); run it again") from None
         if len(data) != size:
-            raise DataError(f"{self._where}: the memo of retired records changed during the sync; run it again")
+            raise MemoChanged(f"{self._where}: the memo of retired records changed during the sync; run it again")
         return data
 
     def close(self) -> None:
@@ -201,6 +201,11 @@ class Memo(Mapping[bytes, Carried]):
 
     def __del__(self) -> None:
         self.close()
+
+
+class MemoChanged(DataError):
+    """The memo file open could not be read as its table says (cut or rewritten in place meanwhile):
+    the sync stops, to be run again (not :class:`RowsRefused`)."""
 
 
 class RowsRefused(DataError):

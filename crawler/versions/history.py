@@ -56,7 +56,7 @@ from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import Data, OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
-from crawler.versions.carried import Carried, Carry, RowsOf, RowsRefused, facts
+from crawler.versions.carried import Carried, Carry, MemoChanged, RowsOf, RowsRefused, facts
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -1137,7 +1137,7 @@ def _render_state(
             omitted += len(drop)
         except DataError as exc:
             # (rows taken from the memo, hostile like the cache: the sync renders without them)
-            if carry is None or not carried or isinstance(exc, RowsRefused):
+            if carry is None or not carried or isinstance(exc, (RowsRefused, MemoChanged)):
                 raise
             raise RowsRefused(str(exc)) from None
 
