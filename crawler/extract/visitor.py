@@ -59,7 +59,7 @@ import builtins
 import inspect
 import re
 import warnings
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import cache
 from typing import Any, cast
 
@@ -421,6 +421,8 @@ class _Extractor(HelperMessages, SurfaceSites):
         #: per handler the walk is in (innermost last): the modules its ``try`` imports when it
         #: catches ``ImportError``, else None (``guard_reads.IMPORTING``)
         self.import_handlers: list[list[str] | None] = []
+        #: ``_imported``'s memo of the compound statements of this tree, by id
+        self.import_chunks: dict[int, list[Sequence[str]]] = {}
         self.frame: Frame
         self.builder = MessageBuilder(self.seg, self._lookup, self._lookup_list)
         self._hot: list[int] | None = None
@@ -706,7 +708,7 @@ class _Extractor(HelperMessages, SurfaceSites):
         finally:
             self.tries.pop()
         frame = self.frame
-        imported = _imported(node.body)
+        imported = _imported(node.body, self.import_chunks)
         for h in node.handlers:
             text = "except"
             if h.type is not None:
@@ -1369,20 +1371,42 @@ def _probe_of(test: ast.expr) -> tuple[str | None, bool]:
     return (text, negated) if len(text) <= 80 and _PROBE.fullmatch(text) else (None, False)
 
 
-def _imported(body: list[ast.stmt]) -> list[str]:
+def _imported(body: list[ast.stmt], memo: dict[int, list[Sequence[str]]] | None = None) -> list[str]:
     r"""The modules a ``try``'s body imports (``import a.b``, ``from a.b import c``; in its ``if``\s
-    too, not in a nested definition), in order, each once; relative imports left out."""
-    found: list[str] = []
-    todo = list(body)
-    while todo and len(found) < _MAX_IMPORTED:
-        stmt = todo.pop(0)
-        if type(stmt) is ast.Import:
-            found.extend(a.name for a in stmt.names)
-        elif type(stmt) is ast.ImportFrom and stmt.module and not stmt.level:
-            found.append(stmt.module)
-        elif type(stmt) in (ast.If, ast.Try, ast.With):
-            todo[:0] = [*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])]
+    too, not in a nested definition), in order, each once; relative imports left out. ``memo``:
+    what :func:`_import_chunks` found in each compound statement, by its id (a walk's, for one
+    tree), so that nested ``try``\s cost their statements once, not once for each ``try`` around them."""
+    found = [name for chunk in _import_chunks(body, {} if memo is None else memo) for name in chunk]
     return list(dict.fromkeys(found))[:_MAX_IMPORTED]
+
+
+def _import_chunks(body: Sequence[ast.stmt], memo: dict[int, list[Sequence[str]]]) -> list[Sequence[str]]:
+    """The names each import statement of ``body`` adds, in order (into the bodies of its ``if``,
+    ``try`` and ``with`` statements: their ``else`` too, not their handlers), until they count
+    ``_MAX_IMPORTED``: a statement at a time, as a walk that stops there reads them."""
+    chunks: list[Sequence[str]] = []
+    count = 0
+    for stmt in body:
+        if count >= _MAX_IMPORTED:
+            break
+        kind = type(stmt)
+        if kind is ast.Import:
+            names = [a.name for a in stmt.names]  # type: ignore[attr-defined]
+            chunks.append(names)
+            count += len(names)
+        elif kind is ast.ImportFrom and stmt.module and not stmt.level:  # type: ignore[attr-defined]
+            chunks.append([stmt.module])  # type: ignore[attr-defined]
+            count += 1
+        elif kind in (ast.If, ast.Try, ast.With):
+            inner = memo.get(id(stmt))
+            if inner is None:
+                inner = memo[id(stmt)] = _import_chunks([*getattr(stmt, "body", []), *getattr(stmt, "orelse", [])], memo)
+            for chunk in inner:  # (the statement's own walk stopped at its count: this one stops no later)
+                if count >= _MAX_IMPORTED:
+                    break
+                chunks.append(chunk)
+                count += len(chunk)
+    return chunks
 
 
 def _catches_import(h: ast.ExceptHandler) -> bool:

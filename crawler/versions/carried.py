@@ -188,9 +188,9 @@ class Memo(Mapping[bytes, Carried]):
         try:
             data = os.pread(self._fd, size, at)
         except OSError as exc:
-            raise DataError(f"{self._where}: the memo of retired records could not be read ({exc.strerror}); run it again") from None
+            raise MemoChanged(f"{self._where}: the memo of retired records could not be read ({exc.strerror}); run it again") from None
         if len(data) != size:
-            raise DataError(f"{self._where}: the memo of retired records changed during the sync; run it again")
+            raise MemoChanged(f"{self._where}: the memo of retired records changed during the sync; run it again")
         return data
 
     def close(self) -> None:
@@ -201,6 +201,18 @@ class Memo(Mapping[bytes, Carried]):
 
     def __del__(self) -> None:
         self.close()
+
+
+class MemoChanged(DataError):
+    """The memo file open could not be read as its table says (cut or rewritten in place meanwhile):
+    the sync stops, to be run again (not :class:`RowsRefused`)."""
+
+
+class RowsRefused(DataError):
+    """A render that carried rows of the memo through (:class:`RowsOf`) found the dataset wrong:
+    those rows, held to their entry and the schema as they are written (``writer._raw_row``), may
+    be what is wrong (the memo is the cache's, hostile like it), so the sync renders again
+    without them (``sync``)."""
 
 
 class RowsOf(Mapping[str, bytes]):

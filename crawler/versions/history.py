@@ -56,7 +56,7 @@ from crawler.publish.pins import repinned
 from crawler.publish.release_cache import Kept, record_file
 from crawler.publish.writer import Data, OverLimit, Reuse, index_row, render_dataset, render_files
 from crawler.versions import history_reuse
-from crawler.versions.carried import Carried, Carry, RowsOf, facts
+from crawler.versions.carried import Carried, Carry, MemoChanged, RowsOf, RowsRefused, facts
 from crawler.versions.diff import link, twins
 from crawler.versions.packed_store import PackedStore, Slot
 
@@ -1135,6 +1135,11 @@ def _render_state(
             records = records.without(drop)
             rendered = Replaced(records, {n: changed[rid] for n, rid in enumerate(records.ids) if rid in changed}) if changed else records
             omitted += len(drop)
+        except DataError as exc:
+            # (rows taken from the memo, hostile like the cache: the sync renders without them)
+            if carry is None or not carried or isinstance(exc, (RowsRefused, MemoChanged)):
+                raise
+            raise RowsRefused(str(exc)) from None
 
 
 def _carried(

@@ -1082,6 +1082,19 @@ def _sync(source: SourceOptions, out: Path, ref: str | None, latest_tag: bool, t
                     carry=carried.Carry(rows, old.lines) if old is not None and cache_dir is not None else None,
                 )
                 break
+            except carried.RowsRefused:
+                if old is None or not rows:
+                    raise
+                # The memo of retired records is the cache's, hostile like it (its stamp anyone
+                # can make again): its index and search rows are held to their entry and the
+                # schema as they are written (``writer._raw_row``), and rows errcat did not write
+                # (not JSON, another entry's, not of the schema) cost rendering those records from
+                # their lines, as with no memo (which is written anew of that render); a dataset
+                # wrong in itself is refused by that render.
+                progress("the memo of retired records holds rows this errcat did not write; rendering them from their lines")
+                fold.rendered()
+                rows.close()
+                rows = carried.Memo()
             except OverLimit as over:
                 if not in_memory:
                     raise

@@ -12,7 +12,6 @@ import pytest
 
 from crawler.model.records import Manifest
 from crawler.versions import carried
-from tests.versions.test_history import tree
 from tests.versions.test_lineage_links import ARGS, upstream  # noqa: F401 (the fixture)
 from tests.versions.test_sync_carried import OTHER, retired, synced  # noqa: F401 (the fixtures)
 
@@ -32,10 +31,10 @@ def test_an_edited_carried_row_never_reaches_the_documents(upstream, cli, tmp_pa
     evil = b'{"id":"' + old["id"].encode() + b'","title":"<img src=x onerror=alert(1)>\\u001b[31m","injected":true}'
     carried.remember(cache, repo, {k: v._replace(index_row=evil, search_row=evil) for k, v in rows.items()}, {})
     upstream.commit({"pkg/v1/load.py": OTHER + "\n\ndef other():\n    raise KeyError('nope')\n"}, tag="v2.2")
-    before = tree(out)
     result = cli("sync", "--repo", upstream.path, *ARGS, "--ref", "v2.2", "--out", out)
-    assert result.exit_code != 0 and "Traceback" not in result.output, result.output
-    assert "errcat: " in result.stderr and "schema problem(s); nothing was written" in result.stderr, result.stderr
-    assert "'injected' was unexpected" in result.stderr
-    assert tree(out) == before
-    assert b"injected" not in (dataset / "index.json").read_bytes() and b"injected" not in (dataset / "search.json").read_bytes()
+    # (s46-sec: hostile rows cost rendering those records from their lines, not every sync: the rows never reach the documents)
+    assert result.exit_code == 0 and "Traceback" not in result.output, result.output
+    assert "the memo of retired records holds rows this errcat did not write" in result.output, result.output
+    for name in ("index.json", "search.json"):
+        text = (dataset / name).read_bytes()
+        assert b"injected" not in text and b"onerror" not in text and old["id"].encode() in text, name
