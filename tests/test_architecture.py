@@ -6,11 +6,13 @@ fails here too, so an exemption cannot outlive its reason.
 
 from __future__ import annotations
 
+import ast
 import json
 import shutil
 import subprocess
 import sys
 import tomllib
+from collections import Counter
 from pathlib import Path
 
 import pytest
@@ -82,3 +84,32 @@ def test_ruff_format_holds_for_the_tree():
     mark above fails the test, so it cannot outlive its reason."""
     proc = _run(_tool("ruff"), "format", "--check", "--no-cache")
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _bound_twice(tree: ast.Module) -> list[str]:
+    """The names a module's top level binds more than once (a def, a class, an assignment with a value)."""
+    seen: Counter[str] = Counter()
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            seen[node.name] += 1
+        elif isinstance(node, ast.Assign):
+            seen.update(t.id for t in node.targets if isinstance(t, ast.Name))
+        elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
+            seen[node.target.id] += 1
+    return sorted(name for name, n in seen.items() if n > 1)
+
+
+def test_the_bound_twice_check_finds_a_rebinding():
+    assert _bound_twice(ast.parse("A = 1\ndef f(): pass\nB: int = 2\nA = 3\nclass f: pass\n")) == ["A", "f"]
+    assert _bound_twice(ast.parse("A: int\nA = 1\nif X:\n    B = 1\nelse:\n    B = 2\n")) == []
+
+
+def test_no_module_binds_a_top_level_name_twice():
+    # Rule sections are added to one module by several hands at once: two sections each naming their pattern
+    # `_CALL_FIRST` merged cleanly, and the later silently replaced the earlier for every caller (round 46).
+    found = {
+        str(path.relative_to(ROOT)): names
+        for path in sorted((ROOT / "crawler").rglob("*.py"))
+        if (names := _bound_twice(ast.parse(path.read_text(encoding="utf-8"))))
+    }
+    assert not found, found

@@ -340,7 +340,6 @@ def _open_archive(path: Path) -> Any:
 
 
 _WHEEL_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,251}\.whl")
-_SDIST_NAME = re.compile(r"[A-Za-z0-9._+!-]{1,248}\.tar\.gz")
 
 
 def open_wheel(
