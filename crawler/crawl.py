@@ -26,6 +26,7 @@ from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.base.scratch import sweep
+from crawler.base.teardown import hold
 from crawler.catalogue.explanations import default_root, load_set
 from crawler.catalogue.lineage_links import load_links
 from crawler.extract.limit import OVER_LIMIT
@@ -379,6 +380,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins, rest
             )
             written.vouched = vouched
+            hold(results, tests, rest, joins)  # (left to the process's exit: base.teardown)
             return written
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
@@ -632,6 +634,7 @@ def _write(
     history_less = "a package" if snapshot.release is not None else "a shallow fetch" if snapshot.shallow else None
     _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, history_less)
     written = reuse.digests.get(SEARCH)
+    hold(locals())  # what this crawl made, left to the process's exit (base.teardown)
     return CrawlResult(
         target=target,
         manifest=published.manifest,
@@ -821,6 +824,7 @@ def _assemble(
         input_digest=digest if not any(r.get("transient") for r in results) else "provisional",
         content_digest="",  # the writer's, once every other file is made
     )
+    hold(locals())
     return Assembled(records, manifest, primaries, len(explained), contents, action_stamp)
 
 
