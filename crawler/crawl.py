@@ -527,7 +527,7 @@ def _write(
     from crawler.catalogue.search import search_file
     from crawler.publish import line_memo, record_memo, validated
     from crawler.publish.dataset import previous_members, previous_records
-    from crawler.publish.pins import pin
+    from crawler.publish.pins import pin, pinned_at
     from crawler.publish.writer import Reuse
 
     # what imported functions return into the messages built of it
@@ -571,7 +571,10 @@ def _write(
         lines_stamp = line_memo.stamp(assembled.action_stamp, _line_identity(identity))
         known_lines = line_memo.load(lines_at, lines_stamp) if contents and previous else {}
         line_of = {rid: known_lines[content] for rid, content in contents.items() if content in known_lines}
-        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
+        # (a record kept by its known line at an earlier commit is copied there only if it is written)
+        pinned = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None, defer=True)
+        records, kept, lines, line_sizes, deferred = pinned
+        as_written = pinned_at(identity, deferred)
         reuse = Reuse(
             {rid: old.data for rid, old in kept.items() if old.data is not None},
             known,
@@ -583,6 +586,7 @@ def _write(
             {},
             [],
             line_sizes,
+            pinned_at=as_written if deferred else None,
         )
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -625,7 +629,7 @@ def _write(
         )
         if contents:  # the lines of the records kept, for the next crawl (``line_memo``)
             now = {
-                contents[rid]: (r["provenance"]["commit"], r["provenance"]["commit_date"], lines[rid][1], line_sizes[rid])
+                contents[rid]: (*(deferred.get(rid) or (r["provenance"]["commit"], r["provenance"]["commit_date"])), lines[rid][1], line_sizes[rid])
                 for r in records
                 if (rid := r["id"]) in line_sizes and rid in contents and rid in lines
             }
@@ -640,7 +644,7 @@ def _write(
         manifest=published.manifest,
         seconds=time.perf_counter() - started,
         search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
-        records=records if options.hand_back else None,
+        records=[as_written(r) for r in records] if options.hand_back else None,
         documents=documents,
     )
 
