@@ -572,7 +572,7 @@ def _write(
         known_lines = line_memo.load(lines_at, lines_stamp) if contents and previous else {}
         line_of = {rid: known_lines[content] for rid, content in contents.items() if content in known_lines}
         # (a record kept by its known line at an earlier commit is copied there only if it is written)
-        pinned = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None, defer=True)
+        pinned = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
         records, kept, lines, line_sizes, deferred = pinned
         as_written = pinned_at(identity, deferred)
         reuse = Reuse(

@@ -86,22 +86,16 @@ class Pinned(NamedTuple):
     #: allocating them cost more than making them).
     lines: dict[str, tuple[bytes | None, bytes]] = {}
     sizes: dict[str, int] = {}
-    #: With ``defer``: by id, the pin (commit, date) of each record kept at another commit than the
-    #: one it holds, by its known line (``Known``), whose copy pinned there was not made: see
-    #: :func:`pinned_at`.
+    #: By id, the pin (commit, date) of each record kept by its known line (``Known``) at another
+    #: commit than the one it holds, whose copy pinned there was not made: see :func:`pinned_at`.
     deferred: dict[str, tuple[str, str | None]] = {}
 
 
-def pin(
-    records: list[RecordData],
-    previous: dict[str, PreviousRecord],
-    identity: Identity,
-    verify: Verifier | None,
-    known: Known | None = None,
-    defer: bool = False,
-) -> Pinned:
-    """``records`` with every record whose content is unchanged re-pinned (see :func:`repinned`)."""
-    changed = repinned(records, previous, identity, verify, known=known, defer=defer)
+def pin(records: list[RecordData], previous: dict[str, PreviousRecord], identity: Identity, verify: Verifier | None, known: Known | None = None) -> Pinned:
+    """``records`` with every record whose content is unchanged re-pinned (see :func:`repinned`),
+    but those kept by their known line at another commit: left as they are, their pins in
+    ``deferred`` (``repinned``'s ``defer``; :func:`pinned_at` makes each as it is written)."""
+    changed = repinned(records, previous, identity, verify, known=known, defer=True)
     out = list(records)
     for n, record in changed.records.items():
         out[n] = record
