@@ -1,3 +1,3 @@
-from crawler.cli import main
+from crawler.cli import run
 
-main()
+run()

@@ -26,6 +26,7 @@ from crawler.base.errors import DataError, OutputError, UsageError
 from crawler.base.layout import dataset_dir
 from crawler.base.progress import Progress, quiet
 from crawler.base.scratch import sweep
+from crawler.base.teardown import hold
 from crawler.catalogue.explanations import default_root, load_set
 from crawler.catalogue.lineage_links import load_links
 from crawler.extract.limit import OVER_LIMIT
@@ -379,6 +380,7 @@ def _crawl(options: CrawlOptions, progress: Progress) -> CrawlResult:
                 options, snapshot, results, curated, target, digest, include, exclude, limits, started, progress, documents, tests, meaning, joins, rest
             )
             written.vouched = vouched
+            hold(results, tests, rest, joins)  # (left to the process's exit: base.teardown)
             return written
         except _CACHE_SYMPTOMS as exc:
             # The cache is an optimisation: results from it that the crawl cannot use (a row
@@ -525,7 +527,7 @@ def _write(
     from crawler.catalogue.search import search_file
     from crawler.publish import line_memo, record_memo, validated
     from crawler.publish.dataset import previous_members, previous_records
-    from crawler.publish.pins import pin
+    from crawler.publish.pins import pin, pinned_at
     from crawler.publish.writer import Reuse
 
     # what imported functions return into the messages built of it
@@ -569,7 +571,10 @@ def _write(
         lines_stamp = line_memo.stamp(assembled.action_stamp, _line_identity(identity))
         known_lines = line_memo.load(lines_at, lines_stamp) if contents and previous else {}
         line_of = {rid: known_lines[content] for rid, content in contents.items() if content in known_lines}
-        records, kept, lines, line_sizes = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
+        # (a record kept by its known line at an earlier commit is copied there only if it is written)
+        pinned = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
+        records, kept, lines, line_sizes, deferred = pinned
+        as_written = pinned_at(identity, deferred)
         reuse = Reuse(
             {rid: old.data for rid, old in kept.items() if old.data is not None},
             known,
@@ -581,6 +586,7 @@ def _write(
             {},
             [],
             line_sizes,
+            pinned_at=as_written if deferred else None,
         )
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -623,7 +629,7 @@ def _write(
         )
         if contents:  # the lines of the records kept, for the next crawl (``line_memo``)
             now = {
-                contents[rid]: (r["provenance"]["commit"], r["provenance"]["commit_date"], lines[rid][1], line_sizes[rid])
+                contents[rid]: (*(deferred.get(rid) or (r["provenance"]["commit"], r["provenance"]["commit_date"])), lines[rid][1], line_sizes[rid])
                 for r in records
                 if (rid := r["id"]) in line_sizes and rid in contents and rid in lines
             }
@@ -632,12 +638,13 @@ def _write(
     history_less = "a package" if snapshot.release is not None else "a shallow fetch" if snapshot.shallow else None
     _report_curated(records, curated, assembled.merged, progress, snapshot.vouch, history_less)
     written = reuse.digests.get(SEARCH)
+    hold(locals())  # what this crawl made, left to the process's exit (base.teardown)
     return CrawlResult(
         target=target,
         manifest=published.manifest,
         seconds=time.perf_counter() - started,
         search=(written, searched[0]) if options.use_cache and written is not None and searched else None,
-        records=records if options.hand_back else None,
+        records=[as_written(r) for r in records] if options.hand_back else None,
         documents=documents,
     )
 
@@ -821,6 +828,7 @@ def _assemble(
         input_digest=digest if not any(r.get("transient") for r in results) else "provisional",
         content_digest="",  # the writer's, once every other file is made
     )
+    hold(locals())
     return Assembled(records, manifest, primaries, len(explained), contents, action_stamp)
 
 

@@ -12,6 +12,7 @@ import click
 
 from crawler.base.progress import REPORTER, Progress
 from crawler.base.sink import echo
+from crawler.base.teardown import hold, holding, leave_to_exit
 from crawler.cli.options import DEFAULT_OUT, OUT_SHOWN, RegistryChoice, UpstreamOption
 
 if TYPE_CHECKING:  # the store is imported where it is built: a crawl that never warms it never loads it
@@ -104,12 +105,16 @@ def crawl(
     # cycle among them), a tenth of a second.
     enabled = gc.isenabled()
     gc.disable()
+    leave_to_exit()  # one dataset, then the process ends: its objects are not freed one by one
     try:
         result = run_crawl(options, progress=REPORTER)
+        hold(result)  # (its search index: left to the process's exit, base.teardown)
         if not no_cache and not result.unchanged:
             _warm_match_store(result.target, cache_dir, REPORTER, result.search)
     finally:
         if enabled:
+            if holding():  # (what the crawl left alive is never garbage: no collection walks it)
+                gc.freeze()
             gc.enable()
     c = result.manifest.counts
     REPORTER(f"{'unchanged' if result.unchanged else 'wrote'} {result.target}")

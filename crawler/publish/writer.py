@@ -553,6 +553,13 @@ class Reuse(NamedTuple):
     #: Filled in by the writer when given: the gzip members of errors.jsonl.gz's retired part
     #: (``jsonl.in_file_order``), each as its offset, its size and its lines' digests in order.
     retired_members: list[tuple[int, int, list[bytes]]] | None = None
+    #: A record as it is written, when the caller left some pinned elsewhere than they hold
+    #: (``pins.pinned_at``): asked for wherever the writer serializes or validates a record.
+    pinned_at: Callable[[RecordData], RecordData] | None = None
+
+
+def _as_written(record: RecordData, reuse: Reuse | None) -> RecordData:
+    return reuse.pinned_at(record) if reuse is not None and reuse.pinned_at is not None else record
 
 
 class _Rendered(NamedTuple):
@@ -594,17 +601,19 @@ def _render_record(record: RecordData, reuse: Reuse | None = None) -> _Rendered:
         made = reuse.lines.get(rid)
     if digest is None:
         if data is None:
+            record = _as_written(record, reuse)
             data = _dumps(dumps_record, record, rel)
         elif reuse is not None:
             digest = reuse.kept_digests.get(rid)
         digest, size = digest or hashlib.sha256(data).digest(), len(data)
     if made is None:
+        record = _as_written(record, reuse)
         line = _dumps(dumps_line, record, rel)
         made = line, jsonl.line_digest(line)
     if reuse is not None and ((reuse.validated and digest in reuse.validated) or made[1] in reuse.valid_lines):
         found: list[Problem] = []
     else:
-        found = check("record", record, rel, engine="fast")
+        found = check("record", _as_written(record, reuse), rel, engine="fast")
     line_size = len(made[0]) if made[0] is not None else reuse.line_sizes[rid] if reuse is not None else 0
     return _Rendered(rel, data, digest, size, made[0], made[1], found, line_size)
 
@@ -617,7 +626,7 @@ def _line_maker(records: Sequence[RecordData], reuse: Reuse | None = None) -> Ca
     def make(i: int) -> bytes:
         record = records[i]
         line = line_of(record["id"]) if line_of is not None else None
-        return line if line is not None else _dumps(dumps_line, record, record_file(record["id"]))
+        return line if line is not None else _dumps(dumps_line, _as_written(record, reuse), record_file(record["id"]))
 
     return make
 
