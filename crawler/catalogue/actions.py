@@ -3454,6 +3454,13 @@ _NOT_ISINSTANCE = re.compile(r"not \(isinstance\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:\
 #: plugin gave (media, a model's inputs, a template, a trainer's tensors).
 _OUTSIDE_VALUES = ("/processors/", "/multimodal/", "/entrypoints/", "/parser/", "/lora/", "/weight_transfer/", "/inputs/", "/renderers/")
 
+#: A model's ``_process_image_input`` / ``_process_audio_input``: what it turns into the encoder's input is the
+#: output of the project's multimodal processor (its fields config; "The Rust frontend ships one flat buffer").
+_PROCESS_INPUT = re.compile(r"_process_\w*_input")
+#: ... unless the check compares it with the model's configuration ("configured audio merger count").
+_CONFIGURED = re.compile(r"\bconfig(?:ured|uration)?\b", re.I)
+
+_PROCESSED_BASIS = "the check tests the inputs the project's multimodal processor built, as the model's code turns them into encoder inputs"
 _NO_MOE_BASIS = "the model's set-up found no MoE layer among the layers its config built"
 _NOT_READY_BASIS = "the message says a step of the project's own set-up has not run"
 _CAPTURE_BASIS = "the check refuses what would be set up or allocated while a CUDA graph is being captured"
@@ -3476,6 +3483,18 @@ def _opens46c_open(record: dict[str, Any], reads: dict[str, list[str]], text: st
     if kind != RAISE or _reached_from_outside(record, path) or exception_word(record) == "NotImplementedError":
         return None
     callers = record["meaning"].get("callers") or []
+    guards = [re.sub(r"\s+", " ", g).strip() for g in (site.get("facts") or {}).get("guards") or []]
+    if (
+        _PROCESS_INPUT.fullmatch(site["qualname"].rpartition(".")[2])
+        and any(p in path for p in _ARCHITECTURE_PATHS)
+        and not _CONFIGURED.search(text)
+        and not any(_CONFIGURED.search(g) for g in guards)
+    ):
+        return (
+            "internal",
+            f"{_PROCESSED_BASIS} (`{short_code(site['qualname'])}`): the shapes, counts and layout of what the processor built for the "
+            "request's media, which the model's own code declares; a mismatch is between the project's processor and its model code",
+        )
     if _CAPTURE_WORDS.search(text):
         return (
             "internal",
@@ -3489,7 +3508,6 @@ def _opens46c_open(record: dict[str, Any], reads: dict[str, list[str]], text: st
             + _shown([str(c.get("qualname") or "") for c in callers[:3]])
             + ", no entry point): the order of its own calls",
         )
-    guards = [re.sub(r"\s+", " ", g).strip() for g in (site.get("facts") or {}).get("guards") or []]
     tested = [m.group(1) for g in guards for m in [_NOT_ISINSTANCE.fullmatch(g)] if m]
     trailing = list(itertools.takewhile(lambda g: _NOT_ISINSTANCE.fullmatch(g) is not None, reversed(guards)))
     if (
@@ -3544,7 +3562,7 @@ def _opens46c_what(record: dict[str, Any], actor: str, basis: str) -> str | None
     """What the page's first sentence names for this section's rules that need their own words."""
     if actor == "model" and basis.startswith(_NO_MOE_BASIS):
         return "its config builds no MoE layer for this MoE architecture's code"
-    if actor == "internal" and basis.startswith((_NOT_READY_BASIS, _CAPTURE_BASIS, _ELSE_BASIS)):
+    if actor == "internal" and basis.startswith((_NOT_READY_BASIS, _CAPTURE_BASIS, _ELSE_BASIS, _PROCESSED_BASIS)):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
 

@@ -5,6 +5,9 @@ upstream written here, crawled once through the real CLI, read back as its recor
 - a MoE model's set-up that finds no MoE layer among its layers ("No WidgetMoE layer found in
   model.layers.", after ``example_moe is None``) is the model's, raise or warning; the same words
   under another test are not that rule;
+- a model's ``_process_*_input`` check of what the multimodal processor built (its shapes, counts)
+  is internal; one that compares with the model's configuration ("configured merger count"), and
+  the same name outside a model's code, are not that rule;
 - a raise that refuses to set up or allocate while a CUDA graph is captured ("must be prepared
   before CUDA graph capture") is internal, and its step names the option that turns capture off
   where the repository declares one; a message that only names capture axes is not that rule, nor
@@ -83,6 +86,16 @@ class WidgetMoeForCausalLM:
             raise RuntimeError("No WidgetMoE layer found in model.layers.")
         if not self.moe_layers:
             raise RuntimeError("No WidgetMoE layer found in the language_model.")
+
+    def _process_audio_input(self, audio_input):
+        features = audio_input["input_features"]
+        lengths = audio_input["feature_lengths"]
+        if lengths.numel() != features.shape[0]:
+            raise ValueError("Widget audio feature lengths must contain one length per audio chunk")
+        merged = self.merge(features)
+        if len(merged) < len(self.merger_list):
+            raise RuntimeError("Widget output count does not match configured merger count.")
+        return merged
 
     def extract_moe_parameters(self, example_moe):
         if example_moe is None:
@@ -198,6 +211,12 @@ def widget_put(value, view):
 """
 
 MEDIA = """
+def _process_image_input(images):
+    if images.dim() != 4:
+        raise ValueError(f"Widget unexpected image shape: {images.shape}")
+    return images
+
+
 def widget_to_image(data):
     if isinstance(data, bytes):
         return data
@@ -289,3 +308,16 @@ def test_an_isinstance_else_branch_the_project_reaches_is_internal(records):
 def test_media_or_tests_of_two_values_are_not_that_rule(records, message):
     got = action(records, message)
     assert "else-branch of `isinstance`" not in got["basis"] and "cannot tell" in got["says"], got
+
+
+@pytest.mark.slow  # (the module's one crawl)
+def test_a_models_check_of_the_processed_inputs_is_internal(records):
+    got = action(records, "Widget audio feature lengths must contain one length")
+    assert got["actor"] == "internal" and "multimodal processor built" in got["basis"] and "cannot tell" not in got["says"], got
+
+
+@pytest.mark.slow  # (the module's one crawl)
+@pytest.mark.parametrize("message", ["Widget output count does not match configured", "Widget unexpected image shape"])
+def test_a_configured_count_or_outside_a_model_is_not_that_rule(records, message):
+    got = action(records, message)
+    assert "multimodal processor built" not in got["basis"] and "cannot tell" in got["says"], got
