@@ -3463,7 +3463,7 @@ def _engine_always_has(record: dict[str, Any], reads: dict[str, list[str]], own:
     if record["kind"] not in (RAISE, LOG) or names is None or not names.required or set(reads) != {"config"}:
         return []
     tested: list[str] = []
-    for term in re.split(r"\s+or\s+", own.strip()):
+    for term in re.split(r"(?<!\s)\s+or\s+", own.strip()):
         found = _NONE_TERM.fullmatch(term.strip())
         if found is None:
             return []
@@ -3482,7 +3482,7 @@ def _engine_always_has(record: dict[str, Any], reads: dict[str, list[str]], own:
 #: "Call init_transfer_engine() first", "trainer_init() must be called before sending weights",
 #: "call shutdown_weight_transfer_engine() before initializing again": the call the message says comes first.
 _CALL_FIRST = re.compile(
-    r"\bcall `?([A-Za-z_][\w.]*)\(\)`? (?:first|before)\b|`?([A-Za-z_][\w.]*)\(\)`? (?:must|should|has to|needs to) be called (?:first|before)\b",
+    r"\bcall `?([A-Za-z_][\w.]{0,80})\(\)`? (?:first|before)\b|`?(?<![\w.])([A-Za-z_][\w.]{0,80})\(\)`? (?:must|should|has to|needs to) be called (?:first|before)\b",
     re.I,
 )
 
@@ -3523,7 +3523,7 @@ def _request_item_key(record: dict[str, Any], text: str) -> tuple[str, str] | No
     guards = facts.get("guards") or []
     for loop in facts.get("loops") or []:
         found = _REQUEST_LOOP.fullmatch(loop.strip())
-        if found is None or any(re.search(r"\bfor (?:[\w\s,]*\b)?request\b[\w\s,]* in\b", g) for g in [*guards, *(facts.get("loops") or [])]):
+        if found is None or any(re.search(r"\bfor (?:[\w\s,]{0,200}\b)?request\b[\w\s,]{0,200} in\b", g) for g in [*guards, *(facts.get("loops") or [])]):
             continue
         item, listed = found.groups()
         for guard in guards:
