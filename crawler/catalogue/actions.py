@@ -812,6 +812,9 @@ def classify(
     seed69 = _rules46_early(record, reads, own, text, names)  # (s46-rules)
     if seed69 is not None:
         return seed69
+    seed70 = _seed70_early(record, reads, own, text, found, names)  # (s46-rules2)
+    if seed70 is not None:
+        return seed70
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -878,7 +881,7 @@ def classify(
             f"{_TRANSFER_BASIS} (`{transfer[-1]}`): "
             "`kv_transfer_params` and `ec_transfer_params` are fields of the request, set by the client or the P/D router that sends it",
         )
-    if _FROM_REQUEST.search(text) or _REQUEST_GUARD.search(guards):
+    if _FROM_REQUEST.search(text) or (_REQUEST_GUARD.search(guards) and not _seed70_request_on_the_way(record, reads, own)):
         return "request", "the message or the check names what the request carries"
     if requests:
         return "request", f"the request field {_names(requests)} leads to it"
@@ -1146,6 +1149,7 @@ def classify(
         or _opens46_open(record, reads, text)
         or _opens46b_open(record, reads, text)
         or _opens46c_open(record, reads, text)
+        or _seed70_open(record, reads, text, names)
     )
     if decided is not None:
         return decided
@@ -1313,6 +1317,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _opens46b_steps(record, actor, basis)
         or _opens46c_steps(record, actor, basis, names)
         or _rules46_steps(actor, basis)
+        or _seed70_steps(record, actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1482,6 +1487,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _opens46b_what(record, actor, basis)
         or _opens46c_what(record, actor, basis)
         or _rules46_what(actor, basis)
+        or _seed70_what(record, actor, basis)
     )
     if decided:
         return decided
@@ -1671,6 +1677,8 @@ def action(
         key = "model_setup" if _set_up(data) else "model_code"
     says = _SAYS[key].format(what=_what(data, actor, basis, reads, names), project=_project(data), noun=_noun(data))
     steps = _steps(data, actor, basis, found, reads, names)
+    if basis.startswith("the message's remedy names `"):  # (s46-rules2, W26: the remedy is no user's move)
+        found, steps = None, [s for s in steps if not s.startswith("Do what the message says:")]
     if actor == "environment" and basis.startswith(_PACKAGE_BASIS):
         steps = _install_steps(data, steps, found, reads, importing)
     if answered is not None:  # (s43-verify's W on the realtime "Can't process empty audio")
@@ -3599,7 +3607,7 @@ def _engine_always_has(record: dict[str, Any], reads: dict[str, list[str]], own:
     if record["kind"] not in (RAISE, LOG) or names is None or not names.required or set(reads) != {"config"}:
         return []
     tested: list[str] = []
-    for term in re.split(r"\s+or\s+", own.strip()):
+    for term in re.split(r"(?<!\s)\s+or\s+", own.strip()):
         found = _NONE_TERM.fullmatch(term.strip())
         if found is None:
             return []
@@ -3618,7 +3626,7 @@ def _engine_always_has(record: dict[str, Any], reads: dict[str, list[str]], own:
 #: "Call init_transfer_engine() first", "trainer_init() must be called before sending weights",
 #: "call shutdown_weight_transfer_engine() before initializing again": the call the message says comes first.
 _CALL_FIRST = re.compile(
-    r"\bcall `?([A-Za-z_][\w.]*)\(\)`? (?:first|before)\b|`?([A-Za-z_][\w.]*)\(\)`? (?:must|should|has to|needs to) be called (?:first|before)\b",
+    r"\bcall `?([A-Za-z_][\w.]{0,80})\(\)`? (?:first|before)\b|`?(?<![\w.])([A-Za-z_][\w.]{0,80})\(\)`? (?:must|should|has to|needs to) be called (?:first|before)\b",
     re.I,
 )
 
@@ -3659,7 +3667,7 @@ def _request_item_key(record: dict[str, Any], text: str) -> tuple[str, str] | No
     guards = facts.get("guards") or []
     for loop in facts.get("loops") or []:
         found = _REQUEST_LOOP.fullmatch(loop.strip())
-        if found is None or any(re.search(r"\bfor (?:[\w\s,]*\b)?request\b[\w\s,]* in\b", g) for g in [*guards, *(facts.get("loops") or [])]):
+        if found is None or any(re.search(r"\bfor (?:[\w\s,]{0,200}\b)?request\b[\w\s,]{0,200} in\b", g) for g in [*guards, *(facts.get("loops") or [])]):
             continue
         item, listed = found.groups()
         for guard in guards:
@@ -3779,3 +3787,242 @@ def _quietly_handled(record: dict[str, Any], basis: str) -> dict[str, Any]:
             f"{_project(record)} only if that behaviour is wrong for what you run."
         ],
     }
+
+
+# --------------------------------------------------------------------------- s46-rules2: seed 70's wrong claims and open pages
+# (bench/RESULTS.md, s46-judge: W21 W26 W27 W36, O7 O15 O19): facts of the code, each a small function of
+# its own that ``classify`` (or the steps, or the sentence) asks at one place.
+
+#: An assert of the class of one name (``not (isinstance(response_format, (A, B)))``), and that name's
+#: ``type`` compared with a literal in a guard before it (``response_format.type == "json_object"``).
+_CLASS_ASSERT = re.compile(r"not \(isinstance\(\s*([A-Za-z_]\w*)\s*,")
+_SEED70_DISCRIMINATED = "an assert on the class of `"
+_SEED70_LOOKUP = "the check looks `"
+
+
+def _seed70_narrowed(record: dict[str, Any], own: str) -> tuple[str, list[str]] | None:
+    """(the name, the ``type`` values the branches before it took) when an assert tests the class of
+    a name (``isinstance(response_format, (LegacyStructuralTagResponseFormat, ...))``) in the branch
+    the guards before it leave after testing that name's ``type`` against literals (``"text"``,
+    ``"json_object"``, ``"json_schema"``; W36 of s46-judge): the branches dispatched on the
+    discriminator, and the assert narrows what is left for the type checker. Not an ``isinstance``
+    assert without such branches (what a caller passed). Else None."""
+    found = _CLASS_ASSERT.match(own.strip())
+    if record["kind"] != ASSERT or found is None:
+        return None
+    name = found.group(1)
+    guards = ((record["sites"][0].get("facts") or {}).get("guards") or [])[:-1]
+    taken = [v for g in guards for v in re.findall(rf"(?<![\w.]){re.escape(name)}\.type == ([\"'][\w.-]+[\"'])", g)]
+    return (name, list(dict.fromkeys(taken))) if taken else None
+
+
+#: "16-token blocks": the KV cache block size a message says the code takes.
+_BLOCK_TOKENS = re.compile(r"\b(\d+)-token blocks?\b", re.I)
+
+
+def _seed70_block_size(record: dict[str, Any], text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(the block size, the option) when a raise or assert's message says the code takes KV cache
+    blocks of N tokens ("needs FlashInfer's HND bf16 KV cache with 16-token blocks", W27 of s46-judge:
+    the check compares the cache's block dimension, which ``--block-size`` sets, with a constant) and
+    the repository declares the option whose dest is ``block_size``. Else None."""
+    found = _BLOCK_TOKENS.search(text)
+    if record["kind"] not in (RAISE, ASSERT) or found is None or names is None:
+        return None
+    flag = names.flags.get("block_size") or next((f for k, f in sorted(names.flags.items()) if k.endswith(".block_size")), None)
+    return (found.group(1), flag) if flag else None
+
+
+#: "Disable sinks if they are required for correctness": a remedy that turns off what one name holds.
+_DISABLE = re.compile(r"^Disable ([a-z_]\w*)\b")
+
+
+def _seed70_remedy_param(record: dict[str, Any], reads: dict[str, list[str]], own: str, found: str | None, text: str, names: SettingNames | None) -> str | None:
+    """The name when a log's remedy says to disable what one name holds ("Disable sinks if they are
+    required for correctness", W26 of s46-judge) and its own condition is that name's presence
+    (``sinks is not None``, a value the function is given), with no setting anywhere: no option,
+    environment variable or configuration read in the message, the check or the record's settings,
+    and no option of the repository of that name. What is disabled there is what the code calling
+    the function passes, not a setting. Else None."""
+    said = _DISABLE.match(found or "")
+    if record["kind"] != LOG or said is None or _FLAG.search(text) or _ENV_NAME.search(text) or reads.get("config"):
+        return None
+    name = said.group(1)
+    if not re.search(rf"(?<![\w.]){re.escape(name)} is not None\b", own):
+        return None
+    if _settings(record["meaning"].get("knobs") or [], _validated(record), "cli_flag", "config_field", "env_var"):
+        return None
+    known = set(names.flags) if names is not None else set()
+    return None if name in known or any(k.endswith("." + name) for k in known) else name
+
+
+#: A lookup of one name in a module's table (``model not in XGRAMMAR_BUILTIN_STRUCTURAL_TAG_MODELS``).
+_TABLE_LOOKUP = re.compile(r"([a-z_]\w*) (?:not )?in [A-Z_][A-Z0-9_]*")
+
+
+def _seed70_request_on_the_way(record: dict[str, Any], reads: dict[str, list[str]], own: str) -> bool:
+    """Whether a raise's request words (``tools``, ``tool_choice``: ``_REQUEST_GUARD``) are only in the
+    guards on the way to it, while its own condition looks one parameter of its function up in a
+    module's table (``model not in XGRAMMAR_BUILTIN_STRUCTURAL_TAG_MODELS``, W21 of s46-judge: ``model``
+    is the tool parser's ``structural_tag_model``, which every call passes; the request's fields only
+    decide whether it gets there). Then "the check names what the request carries" does not hold."""
+    found = _TABLE_LOOKUP.fullmatch(own.strip())
+    guards = (record["sites"][0].get("facts") or {}).get("guards") or []
+    return (
+        record["kind"] == RAISE
+        and found is not None
+        and any(_REQUEST_GUARD.search(g) for g in guards)
+        and not _REQUEST_GUARD.search(own)
+        and set(reads) <= {"param", "constant"}
+        and reads.get("param") == [found.group(1)]
+        and not _REQUEST_GUARD.search(found.group(1))
+    )
+
+
+def _seed70_early(
+    record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, found: str | None, names: SettingNames | None
+) -> tuple[str, str] | None:
+    """(actor, basis) of seed 70's rules, which come before the request's and the settings' rules."""
+    narrowed = _seed70_narrowed(record, own)
+    if narrowed:
+        name, taken = narrowed
+        return (
+            "internal",
+            f"{_SEED70_DISCRIMINATED}{name}` in the branch left after the ones for each other value of its `type` ({', '.join(f'`{t}`' for t in taken)}): "
+            "it narrows the type of what those branches left, the classes it names",
+        )
+    if _seed70_request_on_the_way(record, reads, own) and not _settings(
+        record["meaning"].get("knobs") or [], _validated(record), "cli_flag", "config_field", "env_var"
+    ):
+        looked_up = _TABLE_LOOKUP.fullmatch(own.strip())
+        assert looked_up is not None
+        return (
+            "internal",
+            f"{_SEED70_LOOKUP}{looked_up.group(1)}`, a parameter of `{short_code(record['sites'][0]['qualname'])}`, up in the module's table "
+            f"(`{short_code(own.strip())}`): the request's fields are tested only on the way there, and what is looked up is what the code calling it passes",
+        )
+    block = _seed70_block_size(record, text, names)
+    if block:
+        return (
+            "setting",
+            f"the message says the code takes KV cache blocks of {block[0]} tokens: the block size is the setting `{block[1]}`",
+        )
+    param = _seed70_remedy_param(record, reads, own, found, text, names)
+    if param:
+        return (
+            "internal",
+            f"the message's remedy names `{param}`, a value `{short_code(record['sites'][0]['qualname'])}` is given and its condition tests, and no setting: "
+            "what to disable is what the code calling it passes",
+        )
+    return None
+
+
+#: "cudaHostRegister failed (code=...)": a call of the CUDA runtime that returned an error.
+_CUDA_CALL_FAILED = re.compile(r"\b(cuda[A-Z][A-Za-z]+)\b[^.;:]{0,20}?\bfailed\b")
+#: "backpressure config must include 'backpressure_cls'": a key missing from a config dict.
+#: A call that gives back what an earlier one took (``cudaHostUnregister``, ``cudaFree``): its failure is of that earlier call's state.
+_RELEASE = re.compile(r"Un[a-z]|Free|Destroy|Release")
+_KEY_MISSING = re.compile(r"^(\w+) config must (?:include|contain|have|specify) ['\"`](\w+)['\"`]")
+_OFFLOAD_PATHS = ("/kv_offload/",)
+#: "Either 'messages' or 'conversation' must be provided": two names of which one must be given.
+_EITHER = re.compile(r"^Either [`'\"]?([A-Za-z_]\w*)[`'\"]? or [`'\"]?([A-Za-z_]\w*)[`'\"]? must be (?:provided|given|passed)\b")
+
+_CUDA_BASIS = "the check tests the status the CUDA runtime's `"
+_KEY_BASIS = "the check finds the key `"
+_EITHER_BASIS = "the message names two arguments of `"
+
+
+def _seed70_given(name: str, code: str) -> bool:
+    """Whether ``code`` (the snippet, from the function's ``def``) takes ``name`` as a parameter or a
+    keyword it reads from ``kwargs`` (``kwargs.get("conversation")``)."""
+    head = code.partition(")")[0] if code.lstrip().startswith(("def ", "async def ")) else ""
+    return bool(re.search(rf"(?<![\w.]){re.escape(name)}\s*[:=,)]", head + ")") or re.search(rf"\bkwargs\.get\(\s*[\"']{re.escape(name)}[\"']", code))
+
+
+def _seed70_open(record: dict[str, Any], reads: dict[str, list[str]], text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 70's open pages, asked only where every rule above left the check open."""
+    path, site = _where(record)
+    code = (site.get("snippet") or {}).get("code") or ""
+    kind = record["kind"]
+    cuda = _CUDA_CALL_FAILED.search(text)
+    if cuda and kind in (RAISE, LOG) and not _RELEASE.search(cuda.group(1)) and re.search(rf"\b{cuda.group(1)}\(", code):
+        return (
+            "environment",
+            f"{_CUDA_BASIS}{cuda.group(1)}` returned: the driver, or the limits of the machine or container it runs in, refused the call",
+        )
+    missing = _KEY_MISSING.search(text)
+    flag = names.flags.get("kv_transfer_config") if names is not None else None
+    if missing and kind == RAISE and flag and any(p in path for p in _OFFLOAD_PATHS) and re.search(r"\bis None\b", guard_reads.own_condition(site) or ""):
+        return (
+            "setting",
+            f"{_KEY_BASIS}{missing.group(2)}` missing from the `{missing.group(1)}` config, which the KV offloading reads from `{flag}` "
+            "(its `kv_connector_extra_config`)",
+        )
+    either = _EITHER.search(text)
+    method = site["qualname"].rpartition(".")[2]
+    if (
+        either
+        and kind == RAISE
+        and not method.startswith("_")
+        and method != "forward"
+        and not any(p in path for p in _ARCHITECTURE_PATHS)
+        and all(_seed70_given(n, code) for n in either.groups())
+    ):
+        return (
+            "caller",
+            f"{_EITHER_BASIS}{short_code(site['qualname'])}` (`{either.group(1)}`, `{either.group(2)}`), one of which the code calling it must pass: it passed neither",
+        )
+    return None
+
+
+def _seed70_steps(record: dict[str, Any], actor: str, basis: str) -> list[str]:
+    """The steps of seed 70's rules that need their own words."""
+    if actor == "setting" and basis.startswith("the message says the code takes KV cache blocks of "):
+        size, flag = basis.split(" tokens")[0].rpartition(" ")[2], basis.split("`")[1]
+        return [
+            f"Start the server with `{flag} {size}` (the block size this code takes), or with the default if it is {size}; "
+            "a KV cache layout or dtype the message names besides is set the same way (`VLLM_KV_CACHE_LAYOUT`, `--kv-cache-dtype`)."
+        ]
+    if actor == "internal" and basis.startswith("the message's remedy names `"):
+        return [
+            f"Nothing to set or disable on your side: `{basis.split('`')[1]}` is what {_project(record)}'s own code passes `{basis.split('`')[3]}`, "
+            "no option of yours."
+        ]
+    if actor == "internal" and basis.startswith(_SEED70_LOOKUP):
+        name, where = basis.split("`")[1], basis.split("`")[3]
+        return [
+            f"If your own code or a plugin calls `{where}`, or sets what its callers pass as `{name}` (a class attribute of a plugin's class, say), "
+            "give it one of the values the message lists."
+        ]
+    if actor == "environment" and basis.startswith(_CUDA_BASIS):
+        call = basis.split("`")[1]
+        return [
+            f"Check the machine or container this runs on for what `{call}` needs: for pinned host memory, the locked-memory limit "
+            "(`ulimit -l`, a container's memlock limit) and free host memory; the code in the message is the CUDA runtime's error "
+            "number. No option changes it; where the message says it goes on without it, it only runs slower."
+        ]
+    if actor == "setting" and basis.startswith(_KEY_BASIS):
+        key, holder, flag = basis.split("`")[1], basis.split("`")[3], basis.split("`")[5]
+        return [f'Add `"{key}"` to the `{holder}` config in `{flag}`\'s `kv_connector_extra_config` (the message names an example), or leave `{holder}` out.']
+    if actor == "caller" and basis.startswith(_EITHER_BASIS):
+        where, a, b = basis.split("`")[1], basis.split("`")[3], basis.split("`")[5]
+        return [f"Pass `{a}` (or `{b}`) when your code calls `{where}`: {_project(record)}'s own calls pass one."]
+    return []
+
+
+def _seed70_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
+    """What a page of seed 70's rules names in its first sentence."""
+    if actor == "setting" and basis.startswith("the message says the code takes KV cache blocks of "):
+        return f"`{basis.split('`')[1]}`"
+    if actor == "internal" and basis.startswith("the message's remedy names `"):
+        return f"`{basis.split('`')[1]}`, what its own code passes `{basis.split('`')[3]}`"
+    if actor == "internal" and basis.startswith(_SEED70_LOOKUP):
+        return f"the value `{basis.split('`')[3]}` is given as `{basis.split('`')[1]}`"
+    if actor == "internal" and basis.startswith(_SEED70_DISCRIMINATED):
+        return f"the class of `{basis.split('`')[1]}` its branches left"
+    if actor == "environment" and basis.startswith(_CUDA_BASIS):
+        return f"the CUDA runtime's `{basis.split('`')[1]}` on this machine: its driver or limits"
+    if actor == "setting" and basis.startswith(_KEY_BASIS):
+        return f"`{basis.split('`')[5]}`: the `{basis.split('`')[3]}` config lacks `{basis.split('`')[1]}`"
+    if actor == "caller" and basis.startswith(_EITHER_BASIS):
+        return f"the arguments it passes to `{basis.split('`')[1]}`"
+    return None

@@ -23,6 +23,7 @@ from crawler.extract import guard_reads
 from crawler.extract.codefacts import TYPED_CALL
 from crawler.extract.guard_reads import CONFIG_PART
 from crawler.extract.text import module_name
+from crawler.model.kinds import RAISE
 from crawler.model.shapes import ExtractedSite, FileResult, RecordData
 
 MAX_CALLERS = 5
@@ -673,7 +674,7 @@ def passed_by_id(records: Sequence[RecordData], primaries: Mapping[str, Extracte
         site = primaries.get(record["id"])
         if site is None:
             continue
-        if record["kind"] == "raise":
+        if record["kind"] == RAISE:
             passed = passed or Passed(results, graph)
             caught = quietly_caught(site, passed)
             if caught is not None:
