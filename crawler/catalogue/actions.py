@@ -1672,8 +1672,8 @@ def action(
         key = "wrapped"
     elif actor == "internal" and basis.startswith("it re-raises what it caught"):
         key = "rewrapped"
-    elif actor == "internal" and _s71_key(basis):
-        key = _s71_key(basis) or key
+    elif actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):  # (s46-rules3)
+        key = "chained"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
@@ -3777,11 +3777,6 @@ def _s71_open(record: dict[str, Any], own: str) -> tuple[str, str] | None:
         # (O16: ``mamba_spec.mamba_type``, the model's own layer type as its KV cache spec carries it)
         return "model", f"{_S71_MAMBA_BASIS} (`{mamba.group(0)}`, from the KV cache spec of the model's layers): a type this code does not take"
     return None
-
-
-def _s71_key(basis: str) -> str | None:
-    """The sentence key of seed 71's own internal page (:data:`_SAYS`)."""
-    return "chained" if basis.startswith(_S71_CHAINED_BASIS) else None
 
 
 def _s71_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
