@@ -3743,7 +3743,7 @@ def _s71_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, te
     draft = _s71_draft_config(record, reads)
     if draft:
         speculative = _s71_flag(names, "speculative_config")
-        given = f" (the `model` of `{speculative}`)" if speculative else ""
+        given = f" (the `model` of `{speculative}`, or the checkpoint's own draft layers, as MTP's)" if speculative else ""
         return (
             "model",
             f"{_S71_DRAFT_BASIS} ({_shown(draft)}): the config.json of the speculative draft model{given}, "
@@ -3783,7 +3783,11 @@ def _s71_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNam
     """The steps of seed 71's rules that need their own words."""
     if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
         speculative = _s71_flag(names, "speculative_config")
-        where = f" (the `model` you give `{speculative}`)" if speculative else ""
+        where = (
+            f" (the `model` you give `{speculative}`; for a method that drafts with the checkpoint's own layers, as MTP does, the checkpoint)"
+            if speculative
+            else ""
+        )
         return [
             f'Use a draft model{where} whose config.json has what the condition under "When it is raised" tests: one made for this '
             "target model and speculative method: what it tests is the draft checkpoint's config, not the method option."
@@ -3832,7 +3836,7 @@ def _s71_what(record: dict[str, Any], actor: str, basis: str, names: SettingName
     """What a page of seed 71's rules names in its first sentence."""
     if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
         speculative = _s71_flag(names, "speculative_config")
-        return "the speculative draft model" + (f" you give `{speculative}`" if speculative else "") + ": its config.json"
+        return "the speculative draft model's config.json" + (f": the `model` of `{speculative}`, or the checkpoint's own draft layers" if speculative else "")
     if actor == "setting" and basis.startswith((_S71_MOE_BASIS, _S71_ONLINE_BASIS)):
         return f"`{basis.split('`')[3]}`"
     if actor == "model" and basis.startswith(_S71_WEIGHT_BASIS):

@@ -74,6 +74,7 @@ def add_cli_args(parser):
     parser.add_argument("--moe-backend", **kernel_kwargs["moe_backend"])
     parser.add_argument("--quantization", **model_kwargs["quantization"])
     parser.add_argument("--spec-method", **speculative_kwargs["method"])
+    parser.add_argument("--speculative-config", dest="speculative_config", default=None)
 """
 
 MOE = """
@@ -178,7 +179,7 @@ def test_a_value_of_the_draft_checkpoints_config_is_the_models(records):
     got = _starting(records, "Widget DSpark currently requires markov_head_type")
     assert got["actor"] == "model" and "draft model's own config" in got["basis"], got
     assert "--spec-method" not in got["says"] and "draft model" in got["says"], got
-    assert any(s.startswith("Use a draft model") for s in got["steps"]), got
+    assert any(s.startswith("Use a draft model (the `model` you give `--speculative-config`") for s in got["steps"]), got
 
 
 @pytest.mark.slow
