@@ -815,6 +815,9 @@ def classify(
     seed70 = _seed70_early(record, reads, own, text, found, names)  # (s46-rules2)
     if seed70 is not None:
         return seed70
+    seed71 = _s71_early(record, reads, own, text, names)  # (s46-rules3)
+    if seed71 is not None:
+        return seed71
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -1150,6 +1153,7 @@ def classify(
         or _opens46b_open(record, reads, text)
         or _opens46c_open(record, reads, text)
         or _seed70_open(record, reads, text, names)
+        or _s71_open(record, own)
     )
     if decided is not None:
         return decided
@@ -1292,6 +1296,10 @@ _SAYS = {
     "rewrapped": "This {noun} re-raises an error {project} caught ({what}) with that error's own message, or none: the caught error "
     'is the cause (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
     "and its own message says whose move it is.",
+    # (s46-rules3, O19 of s46-judge2: ``raise X(...) from error`` in ``except BaseException as error``)
+    "chained": "This {noun} is raised from an exception {project} caught ({what}), chained as its cause: that exception is what "
+    'failed (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
+    "and its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1318,6 +1326,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _opens46c_steps(record, actor, basis, names)
         or _rules46_steps(actor, basis)
         or _seed70_steps(record, actor, basis)
+        or _s71_steps(record, actor, basis, names)
     )
     if decided:
         steps.extend(decided)
@@ -1468,7 +1477,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif (actor == "internal" and not basis.startswith(("it re-raises what it caught", "informational:"))) or not steps:
+    elif (actor == "internal" and not basis.startswith(("it re-raises what it caught", "informational:", _S71_CHAINED_BASIS))) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1488,6 +1497,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _opens46c_what(record, actor, basis)
         or _rules46_what(actor, basis)
         or _seed70_what(record, actor, basis)
+        or _s71_what(record, actor, basis, names)
     )
     if decided:
         return decided
@@ -1671,6 +1681,8 @@ def action(
         key = "wrapped"
     elif actor == "internal" and basis.startswith("it re-raises what it caught"):
         key = "rewrapped"
+    elif actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):  # (s46-rules3)
+        key = "chained"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
@@ -4025,4 +4037,195 @@ def _seed70_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
         return f"`{basis.split('`')[5]}`: the `{basis.split('`')[3]}` config lacks `{basis.split('`')[1]}`"
     if actor == "caller" and basis.startswith(_EITHER_BASIS):
         return f"the arguments it passes to `{basis.split('`')[1]}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-rules3: seed 71's wrong claims and open pages
+# (bench/RESULTS.md, s46-judge2: W12 W17 W25 W39, O16 O19): facts of the code, each a small function of
+# its own that ``classify`` (or the steps, or the sentence) asks at one place.
+
+#: The draft checkpoint's own config: ``draft_hf_config`` (``draft_model_config.hf_config``), read whole
+#: or through ``getattr(draft_hf_config, ...)`` / a helper given it.
+_S71_DRAFT_CONFIG = re.compile(r"(?<![\w.])draft_hf_config\b|(?:^|\.)draft_model_config\.hf_config$")
+#: The MoE backend a check tests (``moe.moe_backend``, ``moe_config.moe_backend``): the ``--moe-backend`` value.
+_S71_MOE_BACKEND = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+moe_backend\b")
+#: An online quantization method: it quantizes an unquantized checkpoint's weights when asked to.
+_S71_ONLINE = "/layers/quantization/online/"
+#: An assert's message that says the weight shape it tests is not supported ("ragged-K weights are unsupported").
+_S71_WEIGHT_UNSUPPORTED = re.compile(r"\bweights? (?:shapes? )?(?:is |are )?(?:unsupported|not supported)\b", re.I)
+#: ``except BaseException as error``: whatever failed, an interrupt too.
+_S71_BASE_HANDLER = re.compile(r"except BaseException as ([A-Za-z_]\w*)\s*:?")
+#: A state-space layer's type as the KV cache spec carries it (``mamba_spec.mamba_type``).
+_S71_MAMBA_TYPE = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+mamba_type\b")
+
+_S71_DRAFT_BASIS = "the check reads the draft model's own config"
+_S71_MOE_BASIS = "the check tests the MoE backend chosen"
+_S71_ONLINE_BASIS = "raised by an online quantization method"
+_S71_WEIGHT_BASIS = "the message says the weight shape it tests is unsupported here"
+_S71_CHAINED_BASIS = "it is raised from what its handler caught"
+_S71_MAMBA_BASIS = "the check tests the type of the model's state-space layers"
+
+
+def _s71_flag(names: SettingNames | None, field_name: str) -> str | None:
+    """The option that sets ``field_name`` (``moe_backend``: ``--moe-backend``), where the repository declares one."""
+    if names is None:
+        return None
+    return names.flags.get(field_name) or next((f for k, f in sorted(names.flags.items()) if k.endswith("." + field_name)), None)
+
+
+def _s71_draft_config(record: dict[str, Any], reads: dict[str, list[str]]) -> list[str]:
+    """What a raise reads when all of it is the draft checkpoint's own config (``markov_head_type =
+    getattr(draft_hf_config, "markov_head_type", None)``, W17 of s46-judge2): the config.json of the
+    speculative draft model, not the method setting that leads there (the guard on the way,
+    ``method == "dspark"``, is the context). Not a check that also reads the target model, a
+    setting, the request or a value of its own (``num_speculative_tokens != block_size``). Else []."""
+    if record["kind"] != RAISE or not set(reads) <= {"other", "model", "constant"}:
+        return []
+    chains = [c for source in ("other", "model") for c in reads.get(source) or []]
+    if not chains or not all(_S71_DRAFT_CONFIG.search(c) for c in chains):
+        return []
+    return chains
+
+
+def _s71_moe_backend(record: dict[str, Any], reads: dict[str, list[str]], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(the value tested, its option) when a raise's own condition tests the MoE backend
+    (``moe.moe_backend in FLASHINFER_MOE_EP_BACKENDS``, W25 of s46-judge2), a value the option
+    ``--moe-backend`` sets (``KernelConfig.moe_backend``), even inside a quantization scheme or a
+    model's ``__init__``: not the checkpoint. Only where the repository declares that option; not a
+    check with settings of its own on the way (their rule names them) or reading parallel sizes. Else None."""
+    found = _S71_MOE_BACKEND.search(own)
+    if record["kind"] != RAISE or found is None or reads.get("parallel") or record["meaning"].get("knobs"):
+        return None
+    flag = _s71_flag(names, "moe_backend")
+    return (found.group(0), flag) if flag else None
+
+
+def _s71_online_quant(record: dict[str, Any], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(the method's class, the option) for a divisibility test in the ``create_weights`` of an
+    online quantization method (``layers/quantization/online/mxfp8.py``: ``input_size_per_partition
+    % MXFP8_BLOCK_SIZE != 0``, W12 of s46-judge2): that code is no model's; it runs only when
+    ``--quantization`` asks for online quantization of an unquantized checkpoint, and it does not
+    take this layer's size. Else None."""
+    path, site = _where(record)
+    owner, _, method = site["qualname"].rpartition(".")
+    if record["kind"] != RAISE or _S71_ONLINE not in "/" + path or method != "create_weights" or "%" not in own or not owner:
+        return None
+    flag = _s71_flag(names, "quantization")
+    return (owner, flag) if flag else None
+
+
+def _s71_weight_shape(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> bool:
+    """An assert whose message says the weight shape it tests is unsupported ("XPU block-scaled FP8
+    requires K ... ragged-K weights are unsupported", W39 of s46-judge2), reading nothing of the
+    request: a checkpoint whose layer this kernel does not take, by design, not a bug to report."""
+    return record["kind"] == ASSERT and bool(_S71_WEIGHT_UNSUPPORTED.search(text)) and "request" not in reads
+
+
+def _s71_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 71's rules, which come before the request's and the settings' rules."""
+    draft = _s71_draft_config(record, reads)
+    if draft:
+        speculative = _s71_flag(names, "speculative_config")
+        given = f" (the `model` of `{speculative}`, or the checkpoint's own draft layers, as MTP's)" if speculative else ""
+        return (
+            "model",
+            f"{_S71_DRAFT_BASIS} ({_shown(draft)}): the config.json of the speculative draft model{given}, "
+            "not the method setting that leads there, has a value this code does not take",
+        )
+    backend = _s71_moe_backend(record, reads, own, names)
+    if backend:
+        return "setting", f"{_S71_MOE_BASIS} (`{backend[0]}`), the value of the option `{backend[1]}`: not the checkpoint"
+    online = _s71_online_quant(record, own, names)
+    if online:
+        return (
+            "setting",
+            f"{_S71_ONLINE_BASIS} (`{online[0]}`), which runs only when `{online[1]}` asks for online quantization: "
+            f"it does not take this layer's size (`{short_code(own.strip())}`)",
+        )
+    if _s71_weight_shape(record, reads, text):
+        return "model", f"{_S71_WEIGHT_BASIS} (`{short_code(own.strip())}`): a checkpoint with a layer this kernel does not take, by design"
+    return None
+
+
+def _s71_open(record: dict[str, Any], own: str) -> tuple[str, str] | None:
+    """(actor, basis) of seed 71's rules for a check every rule above left open; None to leave it open."""
+    site = record["sites"][0]
+    facts = site.get("facts") or {}
+    bound = _S71_BASE_HANDLER.fullmatch((facts.get("handler") or "").strip())
+    if record["kind"] == RAISE and bound and facts.get("cause") == bound.group(1):
+        # (O19: ``raise X(...) from error`` in ``except BaseException as error``: what failed is the cause)
+        return "internal", f"{_S71_CHAINED_BASIS} (`{short_code(bound.group(0))}`), chained as its cause: that exception is what failed"
+    mamba = _S71_MAMBA_TYPE.search(own)
+    if record["kind"] == RAISE and mamba:
+        # (O16: ``mamba_spec.mamba_type``, the model's own layer type as its KV cache spec carries it)
+        return "model", f"{_S71_MAMBA_BASIS} (`{mamba.group(0)}`, from the KV cache spec of the model's layers): a type this code does not take"
+    return None
+
+
+def _s71_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The steps of seed 71's rules that need their own words."""
+    if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
+        speculative = _s71_flag(names, "speculative_config")
+        where = (
+            f" (the `model` you give `{speculative}`; for a method that drafts with the checkpoint's own layers, as MTP does, the checkpoint)"
+            if speculative
+            else ""
+        )
+        return [
+            f'Use a draft model{where} whose config.json has what the condition under "When it is raised" tests: one made for this '
+            "target model and speculative method: what it tests is the draft checkpoint's config, not the method option."
+        ]
+    if actor == "setting" and basis.startswith(_S71_MOE_BASIS):
+        flag = basis.split("`")[3]
+        site = record["sites"][0]
+        own = guard_reads.own_condition(site) or ""
+        guards = " ".join((site.get("facts") or {}).get("guards") or [])
+        # (the default passes only where the check lists what fails, ``in FLASHINFER_MOE_EP_BACKENDS``, or names
+        # ``"auto"``; MuseSpark's FP8 ``moe_backend != "triton"`` fails on it too)
+        default = bool(re.search(r"moe_backend in\b", own) or re.search(r"[\"']auto[\"']", guards))
+        without = f"Start without `{flag}` (its default, `auto`, passes this check) or with it" if default else f"Start with `{flag}`"
+        return [
+            f'{without} naming a backend this code supports (the message or the condition under "When it is raised" says which); '
+            "the checkpoint is not what it tests."
+        ]
+    if actor == "setting" and basis.startswith(_S71_ONLINE_BASIS):
+        flag = basis.split("`")[3]
+        config = _s71_flag(names, "quantization_config")
+        ignore = f", leave these layers out of it (the `ignore` list of `{config}`)" if config else ""
+        own = guard_reads.own_condition(record["sites"][0]) or ""
+        parallel = ", or choose a `--tensor-parallel-size` that keeps each partition's size a multiple of what it needs" if "per_partition" in own else ""
+        return [
+            f"This online quantization does not take the size of this model's layer: start without that `{flag}` method "
+            f"(or with one that takes it){ignore}{parallel}."
+        ]
+    if actor == "model" and basis.startswith(_S71_WEIGHT_BASIS):
+        return [
+            "This kernel does not take the shape of one of the checkpoint's weights (the message says which): use a checkpoint whose "
+            "weights have the shape it needs, or run on a platform or kernel that takes them; it is not a bug to report."
+        ]
+    if actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):
+        return [
+            'Read the exception Python prints above this one ("The above exception was the direct cause of the following exception"): '
+            f"that is what failed (a device or library error, an interrupt), and its own message or page says whose move it is. Report this "
+            f"one to {_project(record)} only if that exception is one of {_project(record)}'s own checks with nothing of yours in it."
+        ]
+    if actor == "model" and basis.startswith(_S71_MAMBA_BASIS):
+        connector = ", or run it without the KV connector whose transfer needs it" if "/kv_transfer/" in "/" + record["sites"][0]["path"] else ""
+        return [f"This model's state-space layer type (the message names it) is not one this code takes: use a model with a type it takes{connector}."]
+    return []
+
+
+def _s71_what(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> str | None:
+    """What a page of seed 71's rules names in its first sentence."""
+    if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
+        speculative = _s71_flag(names, "speculative_config")
+        return "the speculative draft model's config.json" + (f": the `model` of `{speculative}`, or the checkpoint's own draft layers" if speculative else "")
+    if actor == "setting" and basis.startswith((_S71_MOE_BASIS, _S71_ONLINE_BASIS)):
+        return f"`{basis.split('`')[3]}`"
+    if actor == "model" and basis.startswith(_S71_WEIGHT_BASIS):
+        return "the shape of one of its weights, which this kernel does not take"
+    if actor == "model" and basis.startswith(_S71_MAMBA_BASIS):
+        return f"the type of its state-space layers (`{basis.split('`')[1]}`)"
+    if actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
