@@ -1151,6 +1151,7 @@ def classify(
         or _rules3_open(record)
         or _opens46_open(record, reads, text)
         or _opens46b_open(record, reads, text)
+        or _opens46c_open(record, reads, text)
         or _seed70_open(record, reads, text, names)
         or _s71_open(record, own)
     )
@@ -1322,6 +1323,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _rules3_steps(actor, basis)
         or _opens46_steps(record, actor, basis)
         or _opens46b_steps(record, actor, basis)
+        or _opens46c_steps(record, actor, basis, names)
         or _rules46_steps(actor, basis)
         or _seed70_steps(record, actor, basis)
         or _s71_steps(record, actor, basis, names)
@@ -1492,6 +1494,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _rules45_what(actor, basis)
         or _opens46_what(record, actor, basis)
         or _opens46b_what(record, actor, basis)
+        or _opens46c_what(record, actor, basis)
         or _rules46_what(actor, basis)
         or _seed70_what(record, actor, basis)
         or _s71_what(record, actor, basis, names)
@@ -3447,6 +3450,139 @@ def _opens46b_what(record: dict[str, Any], actor: str, basis: str) -> str | None
     if actor == "request" and basis.startswith(_EMBEDS_BASIS):
         return f"the {basis.split('`')[1].partition('_')[0]} embeddings it carries, which this model does not take"
     if actor == "internal" and basis.startswith((_NEVER_HERE_BASIS, _MM_KWARGS_BASIS)):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-opens3: the open groups, third pass
+# (#32, bench/RESULTS.md "s46-opens3"): read against v0.33.0's source on every page each rule takes. Run
+# after s46-opens2, only where every rule above left the check open.
+
+#: "No Glm4MoE layer found in model.layers.", "DeepSeekV2: No DeepseekV2MoE layer found in model.layers.":
+#: a MoE model's set-up that found, among the layers its config built, none of its MoE class.
+_NO_MOE_LAYER = re.compile(r"(?:[\w.-]+: )?No [\w.]+ layer found\s+in (?:the )?[\w.]+\.?")
+_NO_MOE_TEST = re.compile(r"example_\w+ is None")
+#: A step of the project's own set-up that did not run first ("pooling_cursor has not been initialized",
+#: "b12x decode plan was not prepared before ...").
+_NOT_READY = re.compile(r"\b(?:not|never) (?:been |yet )?(?:initiali[sz]ed|prepared)\b", re.I)
+#: What a check refuses to do while a CUDA graph is being captured ("must be prepared before CUDA graph
+#: capture", "would allocate during CUDA capture", "first reached inside a CUDA graph capture").
+_CAPTURE_WORDS = re.compile(r"\b(?:before|during|inside)(?: an?)? (?:CUDA[ -]?)?(?:graph )?capture\b", re.I)
+#: An ``isinstance`` else-branch: ``not (isinstance(x, A))`` (``x`` a name or a chain of names).
+_NOT_ISINSTANCE = re.compile(r"not \(isinstance\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:\([\w., ]+\)|[\w.| ]+)\s*\)\)")
+#: Where the value an ``isinstance`` else-branch tests may be what a user, a request, a file or a
+#: plugin gave (media, a model's inputs, a template, a trainer's tensors).
+_OUTSIDE_VALUES = ("/processors/", "/multimodal/", "/entrypoints/", "/parser/", "/lora/", "/weight_transfer/", "/inputs/", "/renderers/")
+
+#: A model's ``_process_image_input`` / ``_process_audio_input``: what it turns into the encoder's input is the
+#: output of the project's multimodal processor (its fields config; "The Rust frontend ships one flat buffer").
+_PROCESS_INPUT = re.compile(r"_process_\w*_input")
+#: ... unless the check compares it with the model's configuration ("configured audio merger count").
+_CONFIGURED = re.compile(r"\bconfig(?:ured|uration)?\b", re.I)
+
+_PROCESSED_BASIS = "the check tests the inputs the project's multimodal processor built, as the model's code turns them into encoder inputs"
+_NO_MOE_BASIS = "the model's set-up found no MoE layer among the layers its config built"
+_NOT_READY_BASIS = "the message says a step of the project's own set-up has not run"
+_CAPTURE_BASIS = "the check refuses what would be set up or allocated while a CUDA graph is being captured"
+_ELSE_BASIS = "the check is the else-branch of `isinstance` tests on a value only the project's own code passes"
+
+
+def _opens46c_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check every rule above left open, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind = record["kind"]
+    own = re.sub(r"\s+", " ", guard_reads.own_condition(site) or "").strip()
+    if set(reads) & _USER_READS or not text or _FLAG.search(text) or _ENV_NAME.search(text):
+        return None
+    if kind in (RAISE, LOG) and any(p in path for p in _ARCHITECTURE_PATHS) and _NO_MOE_LAYER.fullmatch(text.strip()) and _NO_MOE_TEST.fullmatch(own):
+        return (
+            "model",
+            f"{_NO_MOE_BASIS} (`{own}` after its loop over the model's layers): the checkpoint's config gives this pipeline stage no "
+            "MoE layer (a dense model, or dense layers only in this stage's share), which this MoE architecture's code expects",
+        )
+    if kind != RAISE or _reached_from_outside(record, path) or exception_word(record) == "NotImplementedError":
+        return None
+    callers = record["meaning"].get("callers") or []
+    guards = [re.sub(r"\s+", " ", g).strip() for g in (site.get("facts") or {}).get("guards") or []]
+    if (
+        _PROCESS_INPUT.fullmatch(site["qualname"].rpartition(".")[2])
+        and any(p in path for p in _ARCHITECTURE_PATHS)
+        and not _CONFIGURED.search(text)
+        and not any(_CONFIGURED.search(g) for g in guards)
+    ):
+        return (
+            "internal",
+            f"{_PROCESSED_BASIS} (`{short_code(site['qualname'])}`): the shapes, counts and layout of what the processor built for the "
+            "request's media, which the model's own code declares; a mismatch is between the project's processor and its model code",
+        )
+    if _CAPTURE_WORDS.search(text):
+        return (
+            "internal",
+            f"{_CAPTURE_BASIS} (`{short_code(site['qualname'])}`): what it needs is set up by {_project(record)}'s own warm-up "
+            "before capture, which did not reach it for this shape or batch size",
+        )
+    if _NOT_READY.search(text) and callers:
+        return (
+            "internal",
+            f"{_NOT_READY_BASIS} (`{short_code(site['qualname'])}`), and only its own code calls it ("
+            + _shown([str(c.get("qualname") or "") for c in callers[:3]])
+            + ", no entry point): the order of its own calls",
+        )
+    tested = [m.group(1) for g in guards for m in [_NOT_ISINSTANCE.fullmatch(g)] if m]
+    trailing = list(itertools.takewhile(lambda g: _NOT_ISINSTANCE.fullmatch(g) is not None, reversed(guards)))
+    if (
+        callers
+        and len(trailing) >= 2
+        and len(set(tested[-len(trailing) :])) == 1
+        and not any(p in "/" + path for p in _OUTSIDE_VALUES)
+        and not any(p in path for p in _ARCHITECTURE_PATHS)
+    ):
+        return (
+            "internal",
+            f"{_ELSE_BASIS} (`{tested[-1]}`, from "
+            + _shown([str(c.get("qualname") or "") for c in callers[:3]])
+            + "): none of the types it handles, a value its own code built",
+        )
+    return None
+
+
+def _opens46c_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The steps of this section's rules that need their own words."""
+    if actor == "model" and basis.startswith(_NO_MOE_BASIS):
+        pipeline = _opens46c_flag(names, "pipeline_parallel_size")
+        split = (
+            f" With `{pipeline}` above 1, a stage whose share of the layers is all dense meets it too: split the layers so each stage holds one."
+            if pipeline
+            else ""
+        )
+        check = "this architecture's code builds its MoE layers from it (the expert count, and which layers are dense) and found none"
+        if record["kind"] == LOG:
+            return [
+                "If the checkpoint is dense here on purpose (a dense variant, or a draft or MTP head without experts), nothing is wrong: "
+                f"it goes on without expert bookkeeping (no expert load balancing for it). If you meant to load a MoE model, check its `config.json`: {check}.{split}"
+            ]
+        return [
+            f"Check the model's `config.json`: {check}. Load a checkpoint of the MoE variant this architecture is for, or the dense architecture for a dense one.{split}"
+        ]
+    if actor == "internal" and basis.startswith(_CAPTURE_BASIS):
+        eager = _opens46c_flag(names, "enforce_eager")
+        if eager:
+            return [f"Until it is fixed, starting with `{eager}` (no CUDA graphs are captured) avoids this path, at some speed."]
+    return []
+
+
+def _opens46c_flag(names: SettingNames | None, dest: str) -> str | None:
+    """The option the repository declares for a settings field or dest named ``dest`` (``--enforce-eager``), else None."""
+    if names is None:
+        return None
+    return names.flags.get(dest) or next((f for k, f in sorted(names.flags.items()) if k.endswith("." + dest)), None)
+
+
+def _opens46c_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for this section's rules that need their own words."""
+    if actor == "model" and basis.startswith(_NO_MOE_BASIS):
+        return "its config builds no MoE layer for this MoE architecture's code"
+    if actor == "internal" and basis.startswith((_NOT_READY_BASIS, _CAPTURE_BASIS, _ELSE_BASIS, _PROCESSED_BASIS)):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
 
