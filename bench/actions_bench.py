@@ -17,6 +17,12 @@ concrete to do. A page counts as concrete when it carries
   field of the request to check (``Check `x` in your request``, the structured-output constraint it
   carries), the call to make first (``Call `x()` first``), the option to start the server with.
 
+``--judged bench/judged.jsonl`` reads the blind judges' readings kept as a corpus (one row per
+judged page, made by ``bench/judged_build.py``) and says, for the dataset's entries with those ids,
+how many pages now give the actor the judge found right, by seed and overall; then the pages that
+gave it and no longer do (regressions, first) and the ones the judge found open or wrong that now
+give it.
+
 ``--sample N`` prints N entries drawn at random (seeded) with their message, place and action,
 for the check by hand against the source that the issue asks for; ``--open-sample N`` draws them
 from the pages left open ("errcat cannot tell") alone, to group what is still open.
@@ -80,17 +86,74 @@ def concrete(record: dict) -> str | None:
     return None
 
 
+def actor_now(record: dict) -> str | None:
+    """The actor a page gives, "open" when it says errcat cannot tell (stored as internal)."""
+    action = record["meaning"].get("action") or {}
+    return "open" if "cannot tell whose" in (action.get("says") or "") else action.get("actor")
+
+
+def load_judged(path: Path) -> list[dict]:
+    """The judged rows, each checked for the fields the comparison reads; ValueError when one is not."""
+    rows = []
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        try:
+            row = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise ValueError(f"{path}:{n}: not JSON ({e.msg})") from None
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(row.get("seed"), int):
+            raise ValueError(f"{path}:{n}: a row needs a string id and an integer seed")
+        if not all(row.get(k) is None or isinstance(row.get(k), str) for k in ("said", "right", "verdict")):
+            raise ValueError(f"{path}:{n}: said, right and verdict are strings or null")
+        rows.append(row)
+    return rows
+
+
+def judged_report(records: list[dict], rows: list[dict], say) -> None:
+    """How many judged pages give the judge's right actor now, and which moved either way."""
+    by_id = {r["id"]: r for r in records}
+    rated = [row for row in rows if row.get("right")]
+    found = [row for row in rated if row["id"] in by_id]
+    say("")
+    say(f"judged pages {len(rows):,}; with a right actor {len(rated):,}; in this dataset {len(found):,}")
+    seeds = sorted({row["seed"] for row in found})
+    then_all = now_all = 0
+    for seed in seeds:
+        these = [row for row in found if row["seed"] == seed]
+        then = sum(row["said"] == row["right"] for row in these)
+        now = sum(actor_now(by_id[row["id"]]) == row["right"] for row in these)
+        then_all, now_all = then_all + then, now_all + now
+        say(f"  seed {seed}: gives the right actor {now}/{len(these)} (when judged {then})")
+    total = len(found) or 1
+    say(f"overall: gives the right actor {now_all:,}/{len(found):,} ({now_all / total:.1%}); when judged {then_all:,} ({then_all / total:.1%})")
+    lost = [row for row in found if row["said"] == row["right"] and actor_now(by_id[row["id"]]) != row["right"]]
+    won = [row for row in found if row["said"] != row["right"] and actor_now(by_id[row["id"]]) == row["right"]]
+    say(f"regressions (gave the right actor when judged, no longer): {len(lost)}")
+    for row in lost:
+        say(
+            f"  {row['id']}  seed {row['seed']}  now {actor_now(by_id[row['id']])}  right {row['right']}  ({' '.join(str(row.get('why') or '').split())})"[:300]
+        )
+    say(f"now right (open or wrong when judged): {len(won)}")
+    for row in won:
+        say(f"  {row['id']}  seed {row['seed']}  was {row['said']}  now {row['right']}")
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("dataset", type=Path)
     parser.add_argument("--sample", type=int, default=0)
     parser.add_argument("--open-sample", type=int, default=0, help="draw the sample from the pages left open only")
     parser.add_argument("--seed", type=int, default=32)
+    parser.add_argument("--judged", type=Path, help="the judges' readings (bench/judged.jsonl): which pages now give the actor judged right")
     args = parser.parse_args()
     # every line may quote the dataset (a crawled message: a page's basis and steps quote a warning's
     # text as written): shown as errcat shows it, its controls and runner commands inert
     from crawler.base.sink import echo as say
 
+    try:
+        judged = load_judged(args.judged) if args.judged else None
+    except (OSError, UnicodeDecodeError, ValueError) as e:
+        print(f"actions_bench: {e}", file=sys.stderr)
+        return 2
     with gzip.open(args.dataset / "errors.jsonl.gz", "rt", encoding="utf-8") as f:
         records = [json.loads(line) for line in f]
     actors = collections.Counter((r["meaning"].get("action") or {}).get("actor") for r in records)
@@ -102,6 +165,8 @@ def main() -> int:
     unseen = sum("cannot tell whose" in ((r["meaning"].get("action") or {}).get("says") or "") for r in records)
     say(f"who acts left open (the page says errcat cannot tell, no actor claimed): {unseen:,} ({unseen / total:.1%})")
     say(f"says what to do: {done:,} ({done / total:.1%}): " + ", ".join(f"{k} {v:,}" for k, v in why.most_common() if k is not None))
+    if judged is not None:
+        judged_report(records, judged, say)
     if args.sample or args.open_sample:
         from crawler.model.kinds import exception_word
 
