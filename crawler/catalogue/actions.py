@@ -1319,7 +1319,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _opens46b_steps(record, actor, basis)
         or _rules46_steps(actor, basis)
         or _seed70_steps(record, actor, basis)
-        or _seed72_steps(actor, basis)
+        or _seed72_steps(record, actor, basis, names)
     )
     if decided:
         steps.extend(decided)
@@ -3997,8 +3997,31 @@ def _seed72_early(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     return None
 
 
-def _seed72_steps(actor: str, basis: str) -> list[str]:
+#: "... Falling back to the Triton attention backend.": a log that says the code went on without what was asked.
+_SEED72_FELL_BACK = re.compile(r"\bFalling back\b")
+_SEED72_QUIET_LEVELS = ("warning", "info", "debug")
+
+
+def _seed72_fell_back(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The step of a setting's warning that says the code falls back by itself (R*9 of s46-judge3): the
+    value is not refused, so "the condition is what it fails" is no step."""
+    level = str((record.get("log") or {}).get("level") or "")
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    if actor != "setting" or record["kind"] != LOG or level not in _SEED72_QUIET_LEVELS or not _SEED72_FELL_BACK.search(text):
+        return []
+    settings = _settings(record["meaning"].get("knobs") or [], _validated(record), "cli_flag", "config_field", "env_var")
+    shown = _settings_shown(record, settings, basis, names) if settings else "the options the message names"
+    return [
+        "Nothing fails here: the code falls back by itself, as the message says, and goes on. To stop the warning, or to get what it "
+        f"fell back from where that can be had, change {shown} (or the model or platform it names) as the message says; otherwise nothing is to be done."
+    ]
+
+
+def _seed72_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
     """The steps of seed 72's rules that need their own words."""
+    fell_back = _seed72_fell_back(record, actor, basis, names)
+    if fell_back:
+        return fell_back
     if actor == "setting" and basis.startswith(_SEED72_STATE_BASIS):
         flag = basis.split("`")[1]
         return [

@@ -9,6 +9,8 @@ records' ``meaning.action``; beside each rule a near case it must not take.
   (``--input-symmetric``), is not that rule;
 - a message that says the project's own earlier call passed ``tokenize=False``, raised in a private
   method, is internal (W20); the same message in a public method is not that rule;
+- a setting's warning that says the code falls back by itself gets no "the condition is what it fails"
+  step but one that says nothing fails (R*9); an error-level log of the same words is not that rule;
 - a model's count mismatch between ``pixel_values`` and another processor output is internal (O26);
   a mismatch against embeddings, which a request may carry, is not that rule.
 """
@@ -34,17 +36,24 @@ class CacheConfig:
 
 
 @dataclass
+class AttentionConfig:
+    widget_backend: str = "auto"
+
+
+@dataclass
 class WidgetQuantConfig:
     input_symmetric: bool = True
 """
 
 ARGS = """
-from pkg.config import CacheConfig, WidgetQuantConfig, get_kwargs
+from pkg.config import AttentionConfig, CacheConfig, WidgetQuantConfig, get_kwargs
 
 
 def add_cli_args(parser):
     cache_kwargs = get_kwargs(CacheConfig)
     parser.add_argument("--mamba-ssm-cache-dtype", **cache_kwargs["mamba_ssm_cache_dtype"])
+    attention_kwargs = get_kwargs(AttentionConfig)
+    parser.add_argument("--widget-backend", **attention_kwargs["widget_backend"])
     quant_kwargs = get_kwargs(WidgetQuantConfig)
     parser.add_argument("--input-symmetric", **quant_kwargs["input_symmetric"])
 """
@@ -149,6 +158,22 @@ class WidgetVLForCausalLM:
         return image_embeds
 """
 
+SELECTOR = """
+import logging
+
+logger = logging.getLogger(__name__)
+
+
+def select_widget_backend(vllm_config, dtype):
+    if vllm_config.attention_config.widget_backend == "flash" and dtype == "float32":
+        logger.warning("Widget flash backend does not support float32. Falling back to the Triton widget backend.")
+        return "triton"
+    if vllm_config.attention_config.widget_backend == "paged" and dtype == "float32":
+        logger.error("Widget paged backend does not support float32. Falling back to the slow widget backend.")
+        return "slow"
+    return vllm_config.attention_config.widget_backend
+"""
+
 FILES = {
     "pkg/__init__.py": "",
     "pkg/config.py": CONFIG,
@@ -157,6 +182,7 @@ FILES = {
     "pkg/renderers/widget.py": RENDERER,
     "pkg/model_executor/models/widget_vl.py": MODEL,
     "csrc/mamba/widget_scan.cu": SCAN,
+    "pkg/platforms/widget_select.py": SELECTOR,
 }
 
 TOML = """
@@ -238,3 +264,17 @@ def test_a_count_mismatch_of_pixel_values_and_tilings_is_internal(records):
 def test_a_count_mismatch_against_embeddings_is_not_that_rule(records):
     got = _having(records, "and image_embeds (")
     assert "compares the counts" not in got["basis"], got
+
+
+@pytest.mark.slow
+def test_a_settings_warning_that_falls_back_says_nothing_fails(records):
+    got = _having(records, "Widget flash backend does not support float32")
+    assert got["actor"] == "setting", got
+    assert any(s.startswith("Nothing fails here: the code falls back by itself") for s in got["steps"]), got
+    assert not any("is what it fails" in s or s.startswith("Check the options") for s in got["steps"]), got
+
+
+@pytest.mark.slow
+def test_an_error_that_falls_back_is_not_that_rule(records):
+    got = _having(records, "Widget paged backend does not support float32")
+    assert not any(s.startswith("Nothing fails here") for s in got["steps"]), got
