@@ -3997,8 +3997,9 @@ def _seed72_early(record: dict[str, Any], reads: dict[str, list[str]], own: str,
     return None
 
 
-#: "... Falling back to the Triton attention backend.": a log that says the code went on without what was asked.
-_SEED72_FELL_BACK = re.compile(r"\bFalling back\b")
+#: "... Falling back to the Triton attention backend.", "Overriding cudagraph_mode to PIECEWISE.": a log that
+#: says the code went on without what was asked, or with a value it set itself.
+_SEED72_FELL_BACK = re.compile(r"\b(?:(Falling back)|Overriding)\b")
 _SEED72_QUIET_LEVELS = ("warning", "info", "debug")
 
 
@@ -4007,13 +4008,15 @@ def _seed72_fell_back(record: dict[str, Any], actor: str, basis: str, names: Set
     value is not refused, so "the condition is what it fails" is no step."""
     level = str((record.get("log") or {}).get("level") or "")
     text = "" if record["message"].get("opaque") else record["message"]["text"]
-    if actor != "setting" or record["kind"] != LOG or level not in _SEED72_QUIET_LEVELS or not _SEED72_FELL_BACK.search(text):
+    said = _SEED72_FELL_BACK.search(text)
+    if actor != "setting" or record["kind"] != LOG or level not in _SEED72_QUIET_LEVELS or not said:
         return []
     settings = _settings(record["meaning"].get("knobs") or [], _validated(record), "cli_flag", "config_field", "env_var")
     shown = _settings_shown(record, settings, basis, names) if settings else "the options the message names"
+    done, undone = ("falls back by itself", "get what it fell back from") if said.group(1) else ("overrides the value by itself", "keep what it overrode")
     return [
-        "Nothing fails here: the code falls back by itself, as the message says, and goes on. To stop the warning, or to get what it "
-        f"fell back from where that can be had, change {shown} (or the model or platform it names) as the message says; otherwise nothing is to be done."
+        f"Nothing fails here: the code {done}, as the message says, and goes on. To stop the warning, or to {undone} "
+        f"where that can be had, change {shown} (or the model or platform it names) as the message says; otherwise nothing is to be done."
     ]
 
 

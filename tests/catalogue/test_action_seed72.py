@@ -9,7 +9,7 @@ records' ``meaning.action``; beside each rule a near case it must not take.
   (``--input-symmetric``), is not that rule;
 - a message that says the project's own earlier call passed ``tokenize=False``, raised in a private
   method, is internal (W20); the same message in a public method is not that rule;
-- a setting's warning that says the code falls back by itself gets no "the condition is what it fails"
+- a setting's warning that says the code falls back (or overrides a value) by itself gets no "the condition is what it fails"
   step but one that says nothing fails (R*9); an error-level log of the same words is not that rule;
 - a model's count mismatch between ``pixel_values`` and another processor output is internal (O26);
   a mismatch against embeddings, which a request may carry, is not that rule.
@@ -171,6 +171,9 @@ def select_widget_backend(vllm_config, dtype):
     if vllm_config.attention_config.widget_backend == "paged" and dtype == "float32":
         logger.error("Widget paged backend does not support float32. Falling back to the slow widget backend.")
         return "slow"
+    if vllm_config.attention_config.widget_backend == "full" and dtype == "float16":
+        logger.warning("Widget full backend does not take float16. Overriding widget_backend to paged.")
+        return "paged"
     return vllm_config.attention_config.widget_backend
 """
 
@@ -272,6 +275,12 @@ def test_a_settings_warning_that_falls_back_says_nothing_fails(records):
     assert got["actor"] == "setting", got
     assert any(s.startswith("Nothing fails here: the code falls back by itself") for s in got["steps"]), got
     assert not any("is what it fails" in s or s.startswith("Check the options") for s in got["steps"]), got
+
+
+@pytest.mark.slow
+def test_a_settings_warning_that_overrides_a_value_says_nothing_fails(records):
+    got = _having(records, "Widget full backend does not take float16")
+    assert any(s.startswith("Nothing fails here: the code overrides the value by itself") for s in got["steps"]), got
 
 
 @pytest.mark.slow
