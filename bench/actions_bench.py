@@ -72,7 +72,8 @@ def concrete(record: dict) -> str | None:
     # (s46-rules: the call the message says comes first, and the option whose chosen class a check tests)
     if actor == "caller" and re.search(r"\bCall `[A-Za-z_][\w.]*\(\)` first\b", steps):
         return "call first"
-    if actor == "setting" and re.search(r"\bStart the server with `--[a-z][a-z0-9-]*`", steps):
+    # (s46-rules3: "Start without `--moe-backend` ...", "start without that `--quantization` method")
+    if actor == "setting" and re.search(r"\b[Ss]tart (?:the server )?(?:with|without)(?: that)? `--[a-z][a-z0-9-]*`", steps):
         return "named setting"
     if actor == "internal" and record["kind"] != "log" and any(label == "Report it" for label, _ in tracker_links(record)):
         return "report"

@@ -815,6 +815,9 @@ def classify(
     seed70 = _seed70_early(record, reads, own, text, found, names)  # (s46-rules2)
     if seed70 is not None:
         return seed70
+    seed71 = _s71_early(record, reads, own, text, names)  # (s46-rules3)
+    if seed71 is not None:
+        return seed71
     seed72 = _seed72_early(record, reads, own, text, names)  # (s46-rules4)
     if seed72 is not None:
         return seed72
@@ -1151,7 +1154,9 @@ def classify(
         or _rules3_open(record)
         or _opens46_open(record, reads, text)
         or _opens46b_open(record, reads, text)
+        or _opens46c_open(record, reads, text)
         or _seed70_open(record, reads, text, names)
+        or _s71_open(record, own)
     )
     if decided is not None:
         return decided
@@ -1294,6 +1299,10 @@ _SAYS = {
     "rewrapped": "This {noun} re-raises an error {project} caught ({what}) with that error's own message, or none: the caught error "
     'is the cause (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
     "and its own message says whose move it is.",
+    # (s46-rules3, O19 of s46-judge2: ``raise X(...) from error`` in ``except BaseException as error``)
+    "chained": "This {noun} is raised from an exception {project} caught ({what}), chained as its cause: that exception is what "
+    'failed (Python prints it above this one, then "The above exception was the direct cause of the following exception"), '
+    "and its own message says whose move it is.",
     "internal": "Nobody outside {project} has to change anything: {project} reached a state its code does not expect ({what}); this is likely a bug.",
 }
 
@@ -1317,8 +1326,10 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _rules3_steps(actor, basis)
         or _opens46_steps(record, actor, basis)
         or _opens46b_steps(record, actor, basis)
+        or _opens46c_steps(record, actor, basis, names)
         or _rules46_steps(actor, basis)
         or _seed70_steps(record, actor, basis)
+        or _s71_steps(record, actor, basis, names)
         or _seed72_steps(record, actor, basis, names)
     )
     if decided:
@@ -1470,7 +1481,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
             "If it comes with a failure, or keeps coming, report it to "
             f"{_project(record)} with the log around it, the version you run and the command that led to it."
         )
-    elif (actor == "internal" and not basis.startswith(("it re-raises what it caught", "informational:"))) or not steps:
+    elif (actor == "internal" and not basis.startswith(("it re-raises what it caught", "informational:", _S71_CHAINED_BASIS))) or not steps:
         steps.append(
             f"Report it to {_project(record)} with the full traceback, the version you run and the command "
             "or code that led to it; search the tracker first for the message."
@@ -1487,8 +1498,10 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _rules45_what(actor, basis)
         or _opens46_what(record, actor, basis)
         or _opens46b_what(record, actor, basis)
+        or _opens46c_what(record, actor, basis)
         or _rules46_what(actor, basis)
         or _seed70_what(record, actor, basis)
+        or _s71_what(record, actor, basis, names)
         or _seed72_what(actor, basis)
     )
     if decided:
@@ -1673,6 +1686,8 @@ def action(
         key = "wrapped"
     elif actor == "internal" and basis.startswith("it re-raises what it caught"):
         key = "rewrapped"
+    elif actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):  # (s46-rules3)
+        key = "chained"
     elif key == "model" and "what the model generated" in basis:
         key = "model_output"
     elif key == "model" and basis.startswith("raised in the code"):
@@ -3444,6 +3459,139 @@ def _opens46b_what(record: dict[str, Any], actor: str, basis: str) -> str | None
     return None
 
 
+# --------------------------------------------------------------------------- s46-opens3: the open groups, third pass
+# (#32, bench/RESULTS.md "s46-opens3"): read against v0.33.0's source on every page each rule takes. Run
+# after s46-opens2, only where every rule above left the check open.
+
+#: "No Glm4MoE layer found in model.layers.", "DeepSeekV2: No DeepseekV2MoE layer found in model.layers.":
+#: a MoE model's set-up that found, among the layers its config built, none of its MoE class.
+_NO_MOE_LAYER = re.compile(r"(?:[\w.-]+: )?No [\w.]+ layer found\s+in (?:the )?[\w.]+\.?")
+_NO_MOE_TEST = re.compile(r"example_\w+ is None")
+#: A step of the project's own set-up that did not run first ("pooling_cursor has not been initialized",
+#: "b12x decode plan was not prepared before ...").
+_NOT_READY = re.compile(r"\b(?:not|never) (?:been |yet )?(?:initiali[sz]ed|prepared)\b", re.I)
+#: What a check refuses to do while a CUDA graph is being captured ("must be prepared before CUDA graph
+#: capture", "would allocate during CUDA capture", "first reached inside a CUDA graph capture").
+_CAPTURE_WORDS = re.compile(r"\b(?:before|during|inside)(?: an?)? (?:CUDA[ -]?)?(?:graph )?capture\b", re.I)
+#: An ``isinstance`` else-branch: ``not (isinstance(x, A))`` (``x`` a name or a chain of names).
+_NOT_ISINSTANCE = re.compile(r"not \(isinstance\(\s*([A-Za-z_][\w.]*)\s*,\s*(?:\([\w., ]+\)|[\w.| ]+)\s*\)\)")
+#: Where the value an ``isinstance`` else-branch tests may be what a user, a request, a file or a
+#: plugin gave (media, a model's inputs, a template, a trainer's tensors).
+_OUTSIDE_VALUES = ("/processors/", "/multimodal/", "/entrypoints/", "/parser/", "/lora/", "/weight_transfer/", "/inputs/", "/renderers/")
+
+#: A model's ``_process_image_input`` / ``_process_audio_input``: what it turns into the encoder's input is the
+#: output of the project's multimodal processor (its fields config; "The Rust frontend ships one flat buffer").
+_PROCESS_INPUT = re.compile(r"_process_\w*_input")
+#: ... unless the check compares it with the model's configuration ("configured audio merger count").
+_CONFIGURED = re.compile(r"\bconfig(?:ured|uration)?\b", re.I)
+
+_PROCESSED_BASIS = "the check tests the inputs the project's multimodal processor built, as the model's code turns them into encoder inputs"
+_NO_MOE_BASIS = "the model's set-up found no MoE layer among the layers its config built"
+_NOT_READY_BASIS = "the message says a step of the project's own set-up has not run"
+_CAPTURE_BASIS = "the check refuses what would be set up or allocated while a CUDA graph is being captured"
+_ELSE_BASIS = "the check is the else-branch of `isinstance` tests on a value only the project's own code passes"
+
+
+def _opens46c_open(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(actor, basis) for a check every rule above left open, from a fact of its code; None to leave it open."""
+    path, site = _where(record)
+    kind = record["kind"]
+    own = re.sub(r"\s+", " ", guard_reads.own_condition(site) or "").strip()
+    if set(reads) & _USER_READS or not text or _FLAG.search(text) or _ENV_NAME.search(text):
+        return None
+    if kind in (RAISE, LOG) and any(p in path for p in _ARCHITECTURE_PATHS) and _NO_MOE_LAYER.fullmatch(text.strip()) and _NO_MOE_TEST.fullmatch(own):
+        return (
+            "model",
+            f"{_NO_MOE_BASIS} (`{own}` after its loop over the model's layers): the checkpoint's config gives this pipeline stage no "
+            "MoE layer (a dense model, or dense layers only in this stage's share), which this MoE architecture's code expects",
+        )
+    if kind != RAISE or _reached_from_outside(record, path) or exception_word(record) == "NotImplementedError":
+        return None
+    callers = record["meaning"].get("callers") or []
+    guards = [re.sub(r"\s+", " ", g).strip() for g in (site.get("facts") or {}).get("guards") or []]
+    if (
+        _PROCESS_INPUT.fullmatch(site["qualname"].rpartition(".")[2])
+        and any(p in path for p in _ARCHITECTURE_PATHS)
+        and not _CONFIGURED.search(text)
+        and not any(_CONFIGURED.search(g) for g in guards)
+    ):
+        return (
+            "internal",
+            f"{_PROCESSED_BASIS} (`{short_code(site['qualname'])}`): the shapes, counts and layout of what the processor built for the "
+            "request's media, which the model's own code declares; a mismatch is between the project's processor and its model code",
+        )
+    if _CAPTURE_WORDS.search(text):
+        return (
+            "internal",
+            f"{_CAPTURE_BASIS} (`{short_code(site['qualname'])}`): what it needs is set up by {_project(record)}'s own warm-up "
+            "before capture, which did not reach it for this shape or batch size",
+        )
+    if _NOT_READY.search(text) and callers:
+        return (
+            "internal",
+            f"{_NOT_READY_BASIS} (`{short_code(site['qualname'])}`), and only its own code calls it ("
+            + _shown([str(c.get("qualname") or "") for c in callers[:3]])
+            + ", no entry point): the order of its own calls",
+        )
+    tested = [m.group(1) for g in guards for m in [_NOT_ISINSTANCE.fullmatch(g)] if m]
+    trailing = list(itertools.takewhile(lambda g: _NOT_ISINSTANCE.fullmatch(g) is not None, reversed(guards)))
+    if (
+        callers
+        and len(trailing) >= 2
+        and len(set(tested[-len(trailing) :])) == 1
+        and not any(p in "/" + path for p in _OUTSIDE_VALUES)
+        and not any(p in path for p in _ARCHITECTURE_PATHS)
+    ):
+        return (
+            "internal",
+            f"{_ELSE_BASIS} (`{tested[-1]}`, from "
+            + _shown([str(c.get("qualname") or "") for c in callers[:3]])
+            + "): none of the types it handles, a value its own code built",
+        )
+    return None
+
+
+def _opens46c_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The steps of this section's rules that need their own words."""
+    if actor == "model" and basis.startswith(_NO_MOE_BASIS):
+        pipeline = _opens46c_flag(names, "pipeline_parallel_size")
+        split = (
+            f" With `{pipeline}` above 1, a stage whose share of the layers is all dense meets it too: split the layers so each stage holds one."
+            if pipeline
+            else ""
+        )
+        check = "this architecture's code builds its MoE layers from it (the expert count, and which layers are dense) and found none"
+        if record["kind"] == LOG:
+            return [
+                "If the checkpoint is dense here on purpose (a dense variant, or a draft or MTP head without experts), nothing is wrong: "
+                f"it goes on without expert bookkeeping (no expert load balancing for it). If you meant to load a MoE model, check its `config.json`: {check}.{split}"
+            ]
+        return [
+            f"Check the model's `config.json`: {check}. Load a checkpoint of the MoE variant this architecture is for, or the dense architecture for a dense one.{split}"
+        ]
+    if actor == "internal" and basis.startswith(_CAPTURE_BASIS):
+        eager = _opens46c_flag(names, "enforce_eager")
+        if eager:
+            return [f"Until it is fixed, starting with `{eager}` (no CUDA graphs are captured) avoids this path, at some speed."]
+    return []
+
+
+def _opens46c_flag(names: SettingNames | None, dest: str) -> str | None:
+    """The option the repository declares for a settings field or dest named ``dest`` (``--enforce-eager``), else None."""
+    if names is None:
+        return None
+    return names.flags.get(dest) or next((f for k, f in sorted(names.flags.items()) if k.endswith("." + dest)), None)
+
+
+def _opens46c_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
+    """What the page's first sentence names for this section's rules that need their own words."""
+    if actor == "model" and basis.startswith(_NO_MOE_BASIS):
+        return "its config builds no MoE layer for this MoE architecture's code"
+    if actor == "internal" and basis.startswith((_NOT_READY_BASIS, _CAPTURE_BASIS, _ELSE_BASIS, _PROCESSED_BASIS)):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    return None
+
+
 # --------------------------------------------------------------------------- s46-rules: seed 69's wrong claims and open pages
 # (bench/RESULTS.md, s45-judge3: W19, O3, O27, and s45-rules4's "noticed"): facts of the code, each a
 # small function of its own that ``classify`` (or the steps, or the sentence) asks at one place.
@@ -3894,6 +4042,197 @@ def _seed70_what(record: dict[str, Any], actor: str, basis: str) -> str | None:
         return f"`{basis.split('`')[5]}`: the `{basis.split('`')[3]}` config lacks `{basis.split('`')[1]}`"
     if actor == "caller" and basis.startswith(_EITHER_BASIS):
         return f"the arguments it passes to `{basis.split('`')[1]}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-rules3: seed 71's wrong claims and open pages
+# (bench/RESULTS.md, s46-judge2: W12 W17 W25 W39, O16 O19): facts of the code, each a small function of
+# its own that ``classify`` (or the steps, or the sentence) asks at one place.
+
+#: The draft checkpoint's own config: ``draft_hf_config`` (``draft_model_config.hf_config``), read whole
+#: or through ``getattr(draft_hf_config, ...)`` / a helper given it.
+_S71_DRAFT_CONFIG = re.compile(r"(?<![\w.])draft_hf_config\b|(?:^|\.)draft_model_config\.hf_config$")
+#: The MoE backend a check tests (``moe.moe_backend``, ``moe_config.moe_backend``): the ``--moe-backend`` value.
+_S71_MOE_BACKEND = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+moe_backend\b")
+#: An online quantization method: it quantizes an unquantized checkpoint's weights when asked to.
+_S71_ONLINE = "/layers/quantization/online/"
+#: An assert's message that says the weight shape it tests is not supported ("ragged-K weights are unsupported").
+_S71_WEIGHT_UNSUPPORTED = re.compile(r"\bweights? (?:shapes? )?(?:is |are )?(?:unsupported|not supported)\b", re.I)
+#: ``except BaseException as error``: whatever failed, an interrupt too.
+_S71_BASE_HANDLER = re.compile(r"except BaseException as ([A-Za-z_]\w*)\s*:?")
+#: A state-space layer's type as the KV cache spec carries it (``mamba_spec.mamba_type``).
+_S71_MAMBA_TYPE = re.compile(r"(?<![\w.])(?:[A-Za-z_]\w*\.)+mamba_type\b")
+
+_S71_DRAFT_BASIS = "the check reads the draft model's own config"
+_S71_MOE_BASIS = "the check tests the MoE backend chosen"
+_S71_ONLINE_BASIS = "raised by an online quantization method"
+_S71_WEIGHT_BASIS = "the message says the weight shape it tests is unsupported here"
+_S71_CHAINED_BASIS = "it is raised from what its handler caught"
+_S71_MAMBA_BASIS = "the check tests the type of the model's state-space layers"
+
+
+def _s71_flag(names: SettingNames | None, field_name: str) -> str | None:
+    """The option that sets ``field_name`` (``moe_backend``: ``--moe-backend``), where the repository declares one."""
+    if names is None:
+        return None
+    return names.flags.get(field_name) or next((f for k, f in sorted(names.flags.items()) if k.endswith("." + field_name)), None)
+
+
+def _s71_draft_config(record: dict[str, Any], reads: dict[str, list[str]]) -> list[str]:
+    """What a raise reads when all of it is the draft checkpoint's own config (``markov_head_type =
+    getattr(draft_hf_config, "markov_head_type", None)``, W17 of s46-judge2): the config.json of the
+    speculative draft model, not the method setting that leads there (the guard on the way,
+    ``method == "dspark"``, is the context). Not a check that also reads the target model, a
+    setting, the request or a value of its own (``num_speculative_tokens != block_size``). Else []."""
+    if record["kind"] != RAISE or not set(reads) <= {"other", "model", "constant"}:
+        return []
+    chains = [c for source in ("other", "model") for c in reads.get(source) or []]
+    if not chains or not all(_S71_DRAFT_CONFIG.search(c) for c in chains):
+        return []
+    return chains
+
+
+def _s71_moe_backend(record: dict[str, Any], reads: dict[str, list[str]], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(the value tested, its option) when a raise's own condition tests the MoE backend
+    (``moe.moe_backend in FLASHINFER_MOE_EP_BACKENDS``, W25 of s46-judge2), a value the option
+    ``--moe-backend`` sets (``KernelConfig.moe_backend``), even inside a quantization scheme or a
+    model's ``__init__``: not the checkpoint. Only where the repository declares that option; not a
+    check with settings of its own on the way (their rule names them) or reading parallel sizes. Else None."""
+    found = _S71_MOE_BACKEND.search(own)
+    if record["kind"] != RAISE or found is None or reads.get("parallel") or record["meaning"].get("knobs"):
+        return None
+    flag = _s71_flag(names, "moe_backend")
+    return (found.group(0), flag) if flag else None
+
+
+def _s71_online_quant(record: dict[str, Any], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(the method's class, the option) for a divisibility test in the ``create_weights`` of an
+    online quantization method (``layers/quantization/online/mxfp8.py``: ``input_size_per_partition
+    % MXFP8_BLOCK_SIZE != 0``, W12 of s46-judge2): that code is no model's; it runs only when
+    ``--quantization`` asks for online quantization of an unquantized checkpoint, and it does not
+    take this layer's size. Else None."""
+    path, site = _where(record)
+    owner, _, method = site["qualname"].rpartition(".")
+    if record["kind"] != RAISE or _S71_ONLINE not in "/" + path or method != "create_weights" or "%" not in own or not owner:
+        return None
+    flag = _s71_flag(names, "quantization")
+    return (owner, flag) if flag else None
+
+
+def _s71_weight_shape(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> bool:
+    """An assert whose message says the weight shape it tests is unsupported ("XPU block-scaled FP8
+    requires K ... ragged-K weights are unsupported", W39 of s46-judge2), reading nothing of the
+    request: a checkpoint whose layer this kernel does not take, by design, not a bug to report."""
+    return record["kind"] == ASSERT and bool(_S71_WEIGHT_UNSUPPORTED.search(text)) and "request" not in reads
+
+
+def _s71_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 71's rules, which come before the request's and the settings' rules."""
+    draft = _s71_draft_config(record, reads)
+    if draft:
+        speculative = _s71_flag(names, "speculative_config")
+        given = f" (the `model` of `{speculative}`, or the checkpoint's own draft layers, as MTP's)" if speculative else ""
+        return (
+            "model",
+            f"{_S71_DRAFT_BASIS} ({_shown(draft)}): the config.json of the speculative draft model{given}, "
+            "not the method setting that leads there, has a value this code does not take",
+        )
+    backend = _s71_moe_backend(record, reads, own, names)
+    if backend:
+        return "setting", f"{_S71_MOE_BASIS} (`{backend[0]}`), the value of the option `{backend[1]}`: not the checkpoint"
+    online = _s71_online_quant(record, own, names)
+    if online:
+        return (
+            "setting",
+            f"{_S71_ONLINE_BASIS} (`{online[0]}`), which runs only when `{online[1]}` asks for online quantization: "
+            f"it does not take this layer's size (`{short_code(own.strip())}`)",
+        )
+    if _s71_weight_shape(record, reads, text):
+        return "model", f"{_S71_WEIGHT_BASIS} (`{short_code(own.strip())}`): a checkpoint with a layer this kernel does not take, by design"
+    return None
+
+
+def _s71_open(record: dict[str, Any], own: str) -> tuple[str, str] | None:
+    """(actor, basis) of seed 71's rules for a check every rule above left open; None to leave it open."""
+    site = record["sites"][0]
+    facts = site.get("facts") or {}
+    bound = _S71_BASE_HANDLER.fullmatch((facts.get("handler") or "").strip())
+    if record["kind"] == RAISE and bound and facts.get("cause") == bound.group(1):
+        # (O19: ``raise X(...) from error`` in ``except BaseException as error``: what failed is the cause)
+        return "internal", f"{_S71_CHAINED_BASIS} (`{short_code(bound.group(0))}`), chained as its cause: that exception is what failed"
+    mamba = _S71_MAMBA_TYPE.search(own)
+    if record["kind"] == RAISE and mamba:
+        # (O16: ``mamba_spec.mamba_type``, the model's own layer type as its KV cache spec carries it)
+        return "model", f"{_S71_MAMBA_BASIS} (`{mamba.group(0)}`, from the KV cache spec of the model's layers): a type this code does not take"
+    return None
+
+
+def _s71_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The steps of seed 71's rules that need their own words."""
+    if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
+        speculative = _s71_flag(names, "speculative_config")
+        where = (
+            f" (the `model` you give `{speculative}`; for a method that drafts with the checkpoint's own layers, as MTP does, the checkpoint)"
+            if speculative
+            else ""
+        )
+        return [
+            f'Use a draft model{where} whose config.json has what the condition under "When it is raised" tests: one made for this '
+            "target model and speculative method: what it tests is the draft checkpoint's config, not the method option."
+        ]
+    if actor == "setting" and basis.startswith(_S71_MOE_BASIS):
+        flag = basis.split("`")[3]
+        site = record["sites"][0]
+        own = guard_reads.own_condition(site) or ""
+        guards = " ".join((site.get("facts") or {}).get("guards") or [])
+        # (the default passes only where the check lists what fails, ``in FLASHINFER_MOE_EP_BACKENDS``, or names
+        # ``"auto"``; MuseSpark's FP8 ``moe_backend != "triton"`` fails on it too)
+        default = bool(re.search(r"moe_backend in\b", own) or re.search(r"[\"']auto[\"']", guards))
+        without = f"Start without `{flag}` (its default, `auto`, passes this check) or with it" if default else f"Start with `{flag}`"
+        return [
+            f'{without} naming a backend this code supports (the message or the condition under "When it is raised" says which); '
+            "the checkpoint is not what it tests."
+        ]
+    if actor == "setting" and basis.startswith(_S71_ONLINE_BASIS):
+        flag = basis.split("`")[3]
+        config = _s71_flag(names, "quantization_config")
+        ignore = f", leave these layers out of it (the `ignore` list of `{config}`)" if config else ""
+        own = guard_reads.own_condition(record["sites"][0]) or ""
+        parallel = ", or choose a `--tensor-parallel-size` that keeps each partition's size a multiple of what it needs" if "per_partition" in own else ""
+        return [
+            f"This online quantization does not take the size of this model's layer: start without that `{flag}` method "
+            f"(or with one that takes it){ignore}{parallel}."
+        ]
+    if actor == "model" and basis.startswith(_S71_WEIGHT_BASIS):
+        return [
+            "This kernel does not take the shape of one of the checkpoint's weights (the message says which): use a checkpoint whose "
+            "weights have the shape it needs, or run on a platform or kernel that takes them; it is not a bug to report."
+        ]
+    if actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):
+        return [
+            'Read the exception Python prints above this one ("The above exception was the direct cause of the following exception"): '
+            f"that is what failed (a device or library error, an interrupt), and its own message or page says whose move it is. Report this "
+            f"one to {_project(record)} only if that exception is one of {_project(record)}'s own checks with nothing of yours in it."
+        ]
+    if actor == "model" and basis.startswith(_S71_MAMBA_BASIS):
+        connector = ", or run it without the KV connector whose transfer needs it" if "/kv_transfer/" in "/" + record["sites"][0]["path"] else ""
+        return [f"This model's state-space layer type (the message names it) is not one this code takes: use a model with a type it takes{connector}."]
+    return []
+
+
+def _s71_what(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> str | None:
+    """What a page of seed 71's rules names in its first sentence."""
+    if actor == "model" and basis.startswith(_S71_DRAFT_BASIS):
+        speculative = _s71_flag(names, "speculative_config")
+        return "the speculative draft model's config.json" + (f": the `model` of `{speculative}`, or the checkpoint's own draft layers" if speculative else "")
+    if actor == "setting" and basis.startswith((_S71_MOE_BASIS, _S71_ONLINE_BASIS)):
+        return f"`{basis.split('`')[3]}`"
+    if actor == "model" and basis.startswith(_S71_WEIGHT_BASIS):
+        return "the shape of one of its weights, which this kernel does not take"
+    if actor == "model" and basis.startswith(_S71_MAMBA_BASIS):
+        return f"the type of its state-space layers (`{basis.split('`')[1]}`)"
+    if actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):
+        return f"in `{short_code(record['sites'][0]['qualname'])}`"
     return None
 
 
