@@ -818,6 +818,9 @@ def classify(
     seed71 = _s71_early(record, reads, own, text, names)  # (s46-rules3)
     if seed71 is not None:
         return seed71
+    seed72 = _seed72_early(record, reads, own, text, names)  # (s46-rules4)
+    if seed72 is not None:
+        return seed72
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -1327,6 +1330,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _rules46_steps(actor, basis)
         or _seed70_steps(record, actor, basis)
         or _s71_steps(record, actor, basis, names)
+        or _seed72_steps(record, actor, basis, names)
     )
     if decided:
         steps.extend(decided)
@@ -1498,6 +1502,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _rules46_what(actor, basis)
         or _seed70_what(record, actor, basis)
         or _s71_what(record, actor, basis, names)
+        or _seed72_what(actor, basis)
     )
     if decided:
         return decided
@@ -4228,4 +4233,160 @@ def _s71_what(record: dict[str, Any], actor: str, basis: str, names: SettingName
         return f"the type of its state-space layers (`{basis.split('`')[1]}`)"
     if actor == "internal" and basis.startswith(_S71_CHAINED_BASIS):
         return f"in `{short_code(record['sites'][0]['qualname'])}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-rules4: seed 72's wrong claims and open pages
+# (bench/RESULTS.md, s46-judge3: W10 W20 W34, O26): facts of the code, each a small function of its own
+# that ``classify`` (or the steps, or the sentence) asks at one place.
+
+#: "selective_scan_fwd not implemented for state type 'BFloat16'": a kernel's dtype dispatch that
+#: rejects the dtype of the state it is given.
+_SEED72_STATE_TYPE = re.compile(r"\bnot (?:implemented|supported) for state (?:type|dtype)\b", re.I)
+#: The setting that picks a Mamba kernel's state dtype: its state is the SSM state cache.
+_SEED72_SSM_CACHE_DTYPE = "mamba_ssm_cache_dtype"
+#: "if current_platform.is_xpu():" around the check: the platform it is on.
+_SEED72_PLATFORM_GUARD = re.compile(r"^current_platform\.is_([a-z]\w{0,30})\(\)$")
+#: ``not symmetric``: a property of the quantization scheme (zero points or not), not of a kernel.
+_SEED72_SYMMETRY = re.compile(r"(?:not )?\(?(?:[a-z_]\w{0,40}\.)?((?:input_|is_)?symmetric)\)?")
+#: "This indicates the chat template was invoked with tokenize=False": the earlier call's keyword.
+_SEED72_INVOKED_WITH = re.compile(r"\bThis (?:indicates|means) (?:that )?[\w ]{0,60}?\bwas (?:invoked|called|run) with `?([a-z_]\w{0,40})=(\w{1,20})`?")
+#: "Mismatch between the number of pixel_values entries (...) and tilings (...)": two counts of what
+#: the multimodal processor makes of the request's media (the request carries the images, not these).
+_SEED72_PIXEL_COUNTS = re.compile(r"\bnumber of `?(pixel_values\w{0,20})`? entries\b[^.]{0,80}?\band `?([a-z_]\w{0,40})`?")
+
+_SEED72_STATE_BASIS = "the kernel's dispatch rejects the dtype of the SSM state it is given, the state cache whose dtype the setting `"
+_SEED72_SYMMETRY_BASIS = "the check tests `"
+_SEED72_INVOKED_BASIS = "the message says the project's own earlier call was made with `"
+_SEED72_PIXEL_BASIS = "the check compares the counts of `"
+
+
+def _seed72_state_dtype(record: dict[str, Any], text: str, names: SettingNames | None) -> str | None:
+    """The flag of the SSM state cache's dtype, for a Mamba kernel's dispatch that rejects its state's dtype."""
+    path = "/" + record["sites"][0]["path"]
+    if record["kind"] != NATIVE or "/mamba/" not in path or not _SEED72_STATE_TYPE.search(text) or names is None:
+        return None
+    return names.flags.get(_SEED72_SSM_CACHE_DTYPE)
+
+
+def _seed72_symmetry(record: dict[str, Any], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(parameter, platform) for a raise on a quantization scheme's symmetry under a platform test, where
+    no option sets a field of that name (no option picks it: the checkpoint's config does)."""
+    site = record["sites"][0]
+    around = ((site.get("facts") or {}).get("guards") or [])[:-1]
+    platform = next((m.group(1) for g in around if (m := _SEED72_PLATFORM_GUARD.match(g.strip()))), None)
+    symmetry = _SEED72_SYMMETRY.fullmatch(own.strip())
+    if record["kind"] != RAISE or platform is None or symmetry is None or not re.search(r"quantiz", record["message"].get("text") or "", re.I):
+        return None
+    if names is not None and any(key.rpartition(".")[2] == symmetry.group(1) for key in names.flags):
+        return None
+    return symmetry.group(1), platform
+
+
+def _seed72_invoked_with(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """(keyword, value) a message says the project's own earlier call passed, raised in a private method
+    (only the project's own code calls it, with what that call made) whose check reads no request or config."""
+    method = record["sites"][0]["qualname"].rpartition(".")[2]
+    said = _SEED72_INVOKED_WITH.search(text)
+    if record["kind"] != RAISE or said is None or not method.startswith("_") or method.startswith("__") or set(reads) & _USER_READS:
+        return None
+    return said.group(1), said.group(2)
+
+
+def _seed72_pixel_counts(record: dict[str, Any], reads: dict[str, list[str]], text: str) -> tuple[str, str] | None:
+    """The two processor outputs a model's raise compares the counts of (``pixel_values`` and another)."""
+    path = "/" + record["sites"][0]["path"]
+    counts = _SEED72_PIXEL_COUNTS.search(text)
+    if record["kind"] != RAISE or counts is None or not any(p in path for p in _ARCHITECTURE_PATHS) or set(reads) & _USER_READS:
+        return None
+    if _EMBEDS.search(counts.group(2)):  # (embeddings a request may carry in place of its media)
+        return None
+    return counts.group(1), counts.group(2)
+
+
+def _seed72_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, text: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 72's rules, which come before the request's, the settings' and the model's rules."""
+    flag = _seed72_state_dtype(record, text, names)
+    if flag:
+        return (
+            "setting",
+            f"{_SEED72_STATE_BASIS}{flag}` picks (a Mamba kernel's state tensor is its SSM state cache; the input's dtype is the model's)",
+        )
+    symmetry = _seed72_symmetry(record, own, names)
+    if symmetry:
+        return (
+            "model",
+            f"{_SEED72_SYMMETRY_BASIS}{symmetry[0]}`, a property of the quantization scheme the checkpoint's quantization config declares "
+            f"(no option sets it), on the platform its guard tests (`{symmetry[1]}`): this checkpoint on this device",
+        )
+    invoked = _seed72_invoked_with(record, reads, text)
+    if invoked:
+        return (
+            "internal",
+            f"{_SEED72_INVOKED_BASIS}{invoked[0]}={invoked[1]}`, in a private method (`{short_code(record['sites'][0]['qualname'])}`) "
+            "that only its own code calls, with what that call made",
+        )
+    pixels = _seed72_pixel_counts(record, reads, text)
+    if pixels:
+        return (
+            "internal",
+            f"{_SEED72_PIXEL_BASIS}{pixels[0]}` and `{pixels[1]}`, which the project's multimodal processor builds for the model "
+            "from the request's media: the request carries the images, not these tensors",
+        )
+    return None
+
+
+#: "... Falling back to the Triton attention backend.", "Overriding cudagraph_mode to PIECEWISE.": a log that
+#: says the code went on without what was asked, or with a value it set itself.
+_SEED72_FELL_BACK = re.compile(r"\b(?:(Falling back)|Overriding)\b")
+_SEED72_QUIET_LEVELS = ("warning", "info", "debug")
+
+
+def _seed72_fell_back(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The step of a setting's warning that says the code falls back by itself (R*9 of s46-judge3): the
+    value is not refused, so "the condition is what it fails" is no step."""
+    level = str((record.get("log") or {}).get("level") or "")
+    text = "" if record["message"].get("opaque") else record["message"]["text"]
+    said = _SEED72_FELL_BACK.search(text)
+    if actor != "setting" or record["kind"] != LOG or level not in _SEED72_QUIET_LEVELS or not said:
+        return []
+    settings = _settings(record["meaning"].get("knobs") or [], _validated(record), "cli_flag", "config_field", "env_var")
+    shown = _settings_shown(record, settings, basis, names) if settings else "the options the message names"
+    done, undone = ("falls back by itself", "get what it fell back from") if said.group(1) else ("overrides the value by itself", "keep what it overrode")
+    return [
+        f"Nothing fails here: the code {done}, as the message says, and goes on. To stop the warning, or to {undone} "
+        f"where that can be had, change {shown} (or the model or platform it names) as the message says; otherwise nothing is to be done."
+    ]
+
+
+def _seed72_steps(record: dict[str, Any], actor: str, basis: str, names: SettingNames | None) -> list[str]:
+    """The steps of seed 72's rules that need their own words."""
+    fell_back = _seed72_fell_back(record, actor, basis, names)
+    if fell_back:
+        return fell_back
+    if actor == "setting" and basis.startswith(_SEED72_STATE_BASIS):
+        flag = basis.split("`")[1]
+        return [
+            f"Start the server with `{flag} auto` (the state in the model's dtype), or `{flag} float32`: "
+            "the kernel takes a state of the model's dtype or float32, not another 16-bit one."
+        ]
+    if actor == "model" and basis.startswith(_SEED72_SYMMETRY_BASIS):
+        name, platform = basis.split("`")[1], basis.split("`")[3]
+        return [
+            f"Use a checkpoint whose quantization config has `{name}` true (no zero points) on this device ({platform}), "
+            "or run this checkpoint on a platform whose kernels take it: no option of the server changes it."
+        ]
+    return []
+
+
+def _seed72_what(actor: str, basis: str) -> str | None:
+    """What a page of seed 72's rules names in its first sentence."""
+    if actor == "setting" and basis.startswith(_SEED72_STATE_BASIS):
+        return f"`{basis.split('`')[1]}`"
+    if actor == "model" and basis.startswith(_SEED72_SYMMETRY_BASIS):
+        return f"the checkpoint's quantization (`{basis.split('`')[1]}`) on {basis.split('`')[3]}"
+    if actor == "internal" and basis.startswith(_SEED72_INVOKED_BASIS):
+        return f"its own call with `{basis.split('`')[1]}`"
+    if actor == "internal" and basis.startswith(_SEED72_PIXEL_BASIS):
+        return f"the processor's `{basis.split('`')[1]}` and `{basis.split('`')[3]}`"
     return None
