@@ -621,7 +621,10 @@ def _write(
             """search.json and foreign.json: made while the forked helpers render the records."""
             if written is not None and all(a["id"] < b["id"] for a, b in zip(records, records[1:], strict=False)):
                 # as its rows, those of the row memo as they are
-                rows = search_rows(records, assembled.manifest, memo, known=known, primaries=assembled.primaries, written=written, made_rows=made)
+                # (the rows not known made without the row memo when most are: it is read only to be asked)
+                rows = search_rows(
+                    records, assembled.manifest, None if known else memo, known=known, primaries=assembled.primaries, written=written, made_rows=made
+                )
                 search_head[:] = [{key: value for key, value in rows[SEARCH].head.items() if key != "commit"}]
                 return {**rows, **documents}
             made = search_file(records, assembled.manifest, assembled.primaries, memo)

@@ -179,8 +179,8 @@ def search_rows(
     ``carried``: the rows of records carried through as they were written (their bytes, by id),
     taken as they are (``jsonio.RawRow``). ``capture``: filled with the row made of each retired
     record, by id (what ``versions.carried`` keeps). ``known``: rows this errcat made for the same
-    inputs (``publish.row_bytes``), by id, written as they are (``jsonio.KnownRow``); the memo then
-    keeps the rows it held too (:meth:`RowMemo.save`). ``primaries``: as :func:`search_document`'s.
+    inputs (``publish.row_bytes``), by id, written as they are (``jsonio.KnownRow``).
+    ``primaries``: as :func:`search_document`'s.
     ``written``: filled with each row's bytes as written, by id; ``made_rows``: with each row made
     (not given as bytes), by id."""
     make = memo.row if memo is not None else entry_row
@@ -207,7 +207,7 @@ def search_rows(
             last = eid
             yield row
         if memo is not None:
-            memo.save(keep_all=bool(same))
+            memo.save()
 
     head = {"schema_version": SCHEMA_VERSION, "repo": f"{manifest.repo.owner}/{manifest.repo.name}", "commit": manifest.commit}
     return {SEARCH: Rows(head, rows, written)}
@@ -242,14 +242,22 @@ class RowMemo:
     def __init__(self, path: Path, salt: str) -> None:
         self.path = path
         self.salt = salt
-        self.rows: dict[str, Any] = {}
+        self._rows: dict[str, Any] | None = None
         self.used: dict[str, Any] = {}
-        try:
-            found = orjson.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return
-        if type(found) is dict and found.get("salt") == salt and type(found.get("rows")) is dict:
-            self.rows = found["rows"]
+
+    @property
+    def rows(self) -> dict[str, Any]:
+        """The rows kept, read when first asked for (a crawl that takes its rows as bytes,
+        ``publish.row_bytes``, never asks: 16 MB of JSON for vLLM)."""
+        if self._rows is None:
+            self._rows = {}
+            try:
+                found = orjson.loads(self.path.read_bytes())
+            except (OSError, ValueError):
+                return self._rows
+            if type(found) is dict and found.get("salt") == self.salt and type(found.get("rows")) is dict:
+                self._rows = found["rows"]
+        return self._rows
 
     def row(self, record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
         made_of = [
@@ -275,15 +283,14 @@ class RowMemo:
         self.used[key] = row
         return row
 
-    def save(self, keep_all: bool = False) -> None:
+    def save(self) -> None:
         """Keep this crawl's rows only (rows of entries gone are left behind), unless the memo
         held every one already: rewriting it (20 MB for vLLM) would only drop rows, which a
-        history over more releases needs again. ``keep_all``: the rows it held too (a crawl that
-        took most rows as bytes, ``publish.row_bytes``, asked for few)."""
+        history over more releases needs again."""
         if self.used.keys() <= self.rows.keys():
             return
         try:
-            data = orjson.dumps({"salt": self.salt, "rows": {**self.rows, **self.used} if keep_all else self.used})
+            data = orjson.dumps({"salt": self.salt, "rows": self.used})
         except TypeError:
             return
         keep(self.path, data)

@@ -97,4 +97,4 @@ def save(where: Path, stamped: bytes, lines: Lines) -> None:
     pins: dict[tuple[str, str | None], int] = {}
     rows = [_ROW.pack(key, pins.setdefault((commit, date), len(pins)), digest, size) for key, (commit, date, digest, size) in sorted(lines.items())]
     table = orjson.dumps([list(p) for p in pins])
-    keep(where, sealed(b"".join([MAGIC, _HEAD.pack(stamped, len(rows), len(table)), *rows, table])))
+    keep(where, sealed([MAGIC, _HEAD.pack(stamped, len(rows), len(table)), *rows, table]))

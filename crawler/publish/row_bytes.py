@@ -121,7 +121,7 @@ def save(where: Path, stamped: bytes, rows: Held) -> None:
             blob += (row.index_row, row.search_row, row.piece, b"".join(_LINE.pack(n) for n in row.lines))
     except (struct.error, UnicodeEncodeError):  # (a line or a size no row the schema admits has): not kept
         return
-    keep(where, sealed(b"".join([MAGIC, _HEAD.pack(stamped, len(table), sum(map(len, blob))), *table, *blob])))
+    keep(where, sealed([MAGIC, _HEAD.pack(stamped, len(table), sum(map(len, blob))), *table, *blob]))
 
 
 def collect(

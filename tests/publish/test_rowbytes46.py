@@ -22,20 +22,27 @@ __all__ = ["history"]  # (a fixture: v1, then two commits that each move other.p
 
 @pytest.fixture
 def made(monkeypatch):
-    """The ids of the index.json rows and of the search.json rows made (not taken as bytes)."""
+    """The ids of the index.json rows and of the search.json rows made (not taken as bytes): a
+    search row made anew or taken from the search rows' memo (``search.RowMemo``)."""
     found: dict[str, list[str]] = {"index": [], "search": []}
-    index_row, memo_row = writer.index_row, search.RowMemo.row
+    index_row, memo_row, entry_row = writer.index_row, search.RowMemo.row, search.entry_row
 
     def counted_index(record):
         found["index"].append(record["id"])
         return index_row(record)
 
-    def counted_search(self, record, primary=None):
+    def counted_memo(self, record, primary=None):
         found["search"].append(record["id"])
         return memo_row(self, record, primary)
 
+    def counted_entry(record, primary=None):
+        if record["id"] not in found["search"]:  # (not one the memo asked for)
+            found["search"].append(record["id"])
+        return entry_row(record, primary)
+
     monkeypatch.setattr(writer, "index_row", counted_index)
-    monkeypatch.setattr(search.RowMemo, "row", counted_search)
+    monkeypatch.setattr(search.RowMemo, "row", counted_memo)
+    monkeypatch.setattr(search, "entry_row", counted_entry)
     return found
 
 
