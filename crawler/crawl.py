@@ -587,8 +587,10 @@ def _write(
         for entry, key in row_keys.items():
             if (found := held_rows.get(key)) is not None and found.id == entry:
                 known_index[entry], known_search[entry] = found.index_row, found.search_row
-        index_written: dict[str, bytes] | None = {} if row_keys else None
-        search_written: dict[str, bytes] | None = {} if row_keys else None
+        # (rows captured as written only where some are carried: a crawl that makes them all reads
+        # them back once written, ``row_bytes.from_files``)
+        index_written: dict[str, bytes] | None = {} if known_search else None
+        search_written: dict[str, bytes] | None = {} if known_search else None
         made_rows: dict[str, Any] = {}
         reuse = Reuse(
             {rid: old.data for rid, old in kept.items() if old.data is not None},
@@ -665,6 +667,8 @@ def _write(
             # what the match store reads of search.json, for it to take rather than parse the file
             if shaped is not None and search_head:
                 searched[:] = [Shaped(search_head[0], shaped)]
+        elif row_keys and searched and (read_back := row_bytes.from_files(target, reuse.digests, records, row_keys, searched[0])) is not None:
+            row_bytes.save(row_bytes.path(cache_dir, identity.slug), rows_stamp, read_back)
         if contents:  # the lines of the records kept, for the next crawl (``line_memo``)
             now = {
                 contents[rid]: (*(deferred.get(rid) or (r["provenance"]["commit"], r["provenance"]["commit_date"])), lines[rid][1], line_sizes[rid])

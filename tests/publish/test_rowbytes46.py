@@ -126,3 +126,22 @@ def damaged(data: bytes, damage: str) -> bytes:
         body = data[:head] + b"".join(table) + data[head + count * size : -32]
         data = body + hashlib.sha256(body).digest()
     return data
+
+
+@pytest.mark.slow
+def test_a_crawl_that_made_every_row_reads_them_back_only_as_written(history, cli, tmp_path, cache_dir):
+    """The first crawl (no memo) writes its rows without capturing them, and the memo takes them
+    from index.json and search.json read back: only when each is the bytes the writer wrote."""
+    from crawler.base.dataset_files import INDEX, SEARCH
+
+    dataset = crawl(cli, history, tmp_path / "out", "v1")
+    assert memo_file(cache_dir).is_file()
+    records = [{"id": r["id"]} for r in orjson.loads((dataset / INDEX).read_bytes())["entries"]]
+    document = orjson.loads((dataset / SEARCH).read_bytes())
+    keys = {r["id"]: hashlib.sha256(r["id"].encode()).digest() for r in records}
+    written = {name: hashlib.sha256((dataset / name).read_bytes()).digest() for name in (INDEX, SEARCH)}
+    held = row_bytes.from_files(dataset, written, records, keys, document)
+    assert held is not None and sorted(row.id for row in held.values()) == sorted(keys)
+    assert all(orjson.loads(row.index_row)["id"] == row.id == orjson.loads(row.search_row)["id"] for row in held.values())
+    assert row_bytes.from_files(dataset, {**written, SEARCH: b"\0" * 32}, records, keys, document) is None  # (not the bytes written)
+    assert row_bytes.from_files(dataset, written, records[1:], keys, document) is None  # (not these records' rows)
