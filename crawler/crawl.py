@@ -103,9 +103,10 @@ class CrawlResult:
     vouched: dict[str, str] = field(default_factory=dict)
     #: A release from the cache (``release_cache.Kept``): its lines and fold rows (with ``as_lines``, ``records`` is None).
     kept: release_cache.Kept | None = None
-    #: With the cache: search.json as written, the SHA-256 of its bytes and the document, for the
-    #: match store to take rather than parse 11 MB again (``match_store.build``).
-    search: tuple[bytes, dict[str, Any]] | None = None
+    #: With the cache: search.json as written, the SHA-256 of its bytes and the document (or what
+    #: the match store reads of it, ``search.Shaped``), for the match store to take rather than
+    #: parse 11 MB again (``match_store.build``).
+    search: tuple[bytes, Any] | None = None
     #: The dataset's documents besides the records, the index and search.json (foreign.json, from
     #: the curated list), for a caller that writes the records itself (``history``, ``sync``).
     documents: dict[str, Any] = field(default_factory=dict)
@@ -524,8 +525,8 @@ def _write(
     from crawler.catalogue.cross_module_join import apply as apply_imported
     from crawler.catalogue.entries import Identity
     from crawler.catalogue.hierarchy import apply_init_templates, resolve_exceptions
-    from crawler.catalogue.search import search_file
-    from crawler.publish import line_memo, record_memo, validated
+    from crawler.catalogue.search import Shaped, search_file, search_rows
+    from crawler.publish import line_memo, record_memo, row_bytes, validated
     from crawler.publish.dataset import previous_members, previous_records
     from crawler.publish.pins import pin, pinned_at
     from crawler.publish.writer import Reuse
@@ -559,6 +560,7 @@ def _write(
     known = validated.load(cache_dir) if options.use_cache else frozenset()
     memo = row_memo(options.cache_dir, options.use_cache, snapshot.repo)
     searched: list[Any] = []
+    search_head: list[dict[str, Any]] = []  # (search.json's head but its commit, when it is written as its rows)
     while True:
         assembled = _assemble(snapshot, results, exceptions, identity, curated, left_out, limits, digest, include, exclude, tests or [], meaning, joins, rest)
         records = assembled.records
@@ -575,6 +577,21 @@ def _write(
         pinned = pin(records, previous, identity, snapshot.vouch, line_of.get if line_of else None)
         records, kept, lines, line_sizes, deferred = pinned
         as_written = pinned_at(identity, deferred)
+        # The index.json and search.json rows of the records whose row key the last dataset
+        # written holds, as their bytes (``row_bytes``): neither made, validated nor serialized again
+        rows_stamp = row_bytes.stamp(code_digest(), lines_stamp)
+        row_keys = contents  # (by their content keys: see ``row_bytes``)
+        held_rows = row_bytes.load(row_bytes.path(cache_dir, identity.slug), rows_stamp) if row_keys else {}
+        known_index: dict[str, bytes] = {}
+        known_search: dict[str, bytes] = {}
+        for entry, key in row_keys.items():
+            if (found := held_rows.get(key)) is not None and found.id == entry:
+                known_index[entry], known_search[entry] = found.index_row, found.search_row
+        # (rows captured as written only where some are carried: a crawl that makes them all reads
+        # them back once written, ``row_bytes.from_files``)
+        index_written: dict[str, bytes] | None = {} if known_search else None
+        search_written: dict[str, bytes] | None = {} if known_search else None
+        made_rows: dict[str, Any] = {}
         reuse = Reuse(
             {rid: old.data for rid, old in kept.items() if old.data is not None},
             known,
@@ -587,6 +604,8 @@ def _write(
             [],
             line_sizes,
             pinned_at=as_written if deferred else None,
+            known_index_rows=known_index,
+            index_written=index_written,
         )
         if previous:
             progress(f"{len(kept)} of {len(records)} records unchanged since the dataset in place")
@@ -594,8 +613,22 @@ def _write(
         # The dataset this one replaces waits in the cache, to lend its files to the next crawl.
         spare_root = (options.cache_dir or default_cache_dir()) / "spare" if options.use_cache else None
 
-        def extra(assembled: Assembled = assembled, records: list[RecordData] = records) -> Extra:
+        def extra(
+            assembled: Assembled = assembled,
+            records: list[RecordData] = records,
+            known: dict[str, bytes] = known_search,
+            written: dict[str, bytes] | None = search_written,
+            made: dict[str, Any] = made_rows,
+        ) -> Extra:
             """search.json and foreign.json: made while the forked helpers render the records."""
+            if written is not None and all(a["id"] < b["id"] for a, b in zip(records, records[1:], strict=False)):
+                # as its rows, those of the row memo as they are
+                # (the rows not known made without the row memo when most are: it is read only to be asked)
+                rows = search_rows(
+                    records, assembled.manifest, None if known else memo, known=known, primaries=assembled.primaries, written=written, made_rows=made
+                )
+                search_head[:] = [{key: value for key, value in rows[SEARCH].head.items() if key != "commit"}]
+                return {**rows, **documents}
             made = search_file(records, assembled.manifest, assembled.primaries, memo)
             searched[:] = [made[SEARCH]]
             return {**made, **documents}
@@ -627,6 +660,15 @@ def _write(
         record_memo.remember(
             cache_dir, target, files, reuse.line_digests, reuse.layout[0] if reuse.layout else None, {rid: old.inode for rid, old in kept.items()}
         )
+        if index_written and search_written:  # the rows as written, for the next crawl (``row_bytes``)
+            rows_now, shaped = row_bytes.collect(records, row_keys, held_rows, index_written, search_written, made_rows)
+            if rows_now is not None:
+                row_bytes.save(row_bytes.path(cache_dir, identity.slug), rows_stamp, rows_now)
+            # what the match store reads of search.json, for it to take rather than parse the file
+            if shaped is not None and search_head:
+                searched[:] = [Shaped(search_head[0], shaped)]
+        elif row_keys and searched and (read_back := row_bytes.from_files(target, reuse.digests, records, row_keys, searched[0])) is not None:
+            row_bytes.save(row_bytes.path(cache_dir, identity.slug), rows_stamp, read_back)
         if contents:  # the lines of the records kept, for the next crawl (``line_memo``)
             now = {
                 contents[rid]: (*(deferred.get(rid) or (r["provenance"]["commit"], r["provenance"]["commit_date"])), lines[rid][1], line_sizes[rid])

@@ -66,6 +66,21 @@ def raw_row(data: bytes, entry_id: str) -> RawRow:
     return row
 
 
+class KnownRow(bytes):
+    """A row of a row document as its bytes, which this errcat made and validated for the same
+    inputs and kept in a memo checked whole on the way in (``publish.row_bytes``): the writer puts
+    it in as it is, neither parsed nor validated again (a :class:`RawRow` is both)."""
+
+    id: str
+
+
+def known_row(data: bytes, entry_id: str) -> KnownRow:
+    """:class:`KnownRow` of ``data`` for the entry ``entry_id``."""
+    row = KnownRow(data)
+    row.id = entry_id
+    return row
+
+
 def rows_document(head: dict[str, Any], rows: Iterable[bytes]) -> bytes:
     """:func:`dumps_rows` of the document ``head`` (its ``entries`` left out or empty) with the
     rows ``rows`` (each as :func:`dumps_row` made it), taken one at a time: the rows are never
@@ -109,6 +124,8 @@ class Rows(NamedTuple):
 
     head: dict[str, Any]
     rows: Callable[[], Iterator[Any]]
+    #: Filled in by the writer when given: each row's bytes as written, by its entry's id.
+    written: dict[str, bytes] | None = None
 
 
 def dumps_record(data: Any) -> bytes:

@@ -14,14 +14,14 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
 from crawler.base.cachedir import keep
 from crawler.base.dataset_files import SEARCH
 from crawler.base.errors import DataError
-from crawler.base.jsonio import Rows, raw_row
+from crawler.base.jsonio import Rows, known_row, raw_row
 from crawler.extract.segments import (
     anchor_tokens,
     fragments,
@@ -168,29 +168,40 @@ def search_rows(
     memo: RowMemo | None = None,
     carried: Mapping[str, bytes] | None = None,
     capture: dict[str, Any] | None = None,
+    known: Mapping[str, bytes] | None = None,
+    primaries: Mapping[str, ExtractedSite] | None = None,
+    written: dict[str, bytes] | None = None,
+    made_rows: dict[str, Any] | None = None,
 ) -> dict[str, Rows]:
     """:func:`search_file` as its rows (``jsonio.Rows``), each made as the writer reads it, of
     records in id order (a history's ``Written``): no row is held once written. The memo is saved
     once the last row is made; records out of id order stop the render (search.json is in id order).
     ``carried``: the rows of records carried through as they were written (their bytes, by id),
     taken as they are (``jsonio.RawRow``). ``capture``: filled with the row made of each retired
-    record, by id (what ``versions.carried`` keeps)."""
+    record, by id (what ``versions.carried`` keeps). ``known``: rows this errcat made for the same
+    inputs (``publish.row_bytes``), by id, written as they are (``jsonio.KnownRow``).
+    ``primaries``: as :func:`search_document`'s.
+    ``written``: filled with each row's bytes as written, by id; ``made_rows``: with each row made
+    (not given as bytes), by id."""
     make = memo.row if memo is not None else entry_row
-    held = carried or {}
+    held, same, first = carried or {}, known or {}, primaries or {}
 
     def rows() -> Iterator[Any]:
         last = ""
         for record in records:
             rid = record["id"]
-            kept = held.get(rid)
             row: Any
-            if kept is None:
-                row = made = make(record, None)
+            if (kept := same.get(rid)) is not None:
+                row, eid = known_row(kept, rid), rid
+            elif (kept := held.get(rid)) is not None:
+                row, eid = raw_row(kept, rid), rid
+            else:
+                row = made = make(record, first.get(rid))
                 eid = made["id"]
+                if made_rows is not None:
+                    made_rows[rid] = made
                 if capture is not None and (record.get("history") or {}).get("retired"):
                     capture[rid] = made
-            else:
-                row, eid = raw_row(kept, rid), rid
             if eid <= last:
                 raise DataError(f"{SEARCH}: the records are not in id order ({eid} after {last}); nothing was written")
             last = eid
@@ -199,7 +210,24 @@ def search_rows(
             memo.save()
 
     head = {"schema_version": SCHEMA_VERSION, "repo": f"{manifest.repo.owner}/{manifest.repo.name}", "commit": manifest.commit}
-    return {SEARCH: Rows(head, rows)}
+    return {SEARCH: Rows(head, rows, written)}
+
+
+def shape_piece(entry: Mapping[str, Any]) -> tuple[bytes, list[Any], int]:
+    """What the match store's shape reads of one search.json row (``match_store._shape``): the row
+    but its sites' lines, as bytes; those lines; the number of its alternatives."""
+    sites = entry["sites"]
+    row = {key: value for key, value in entry.items() if key != "sites"}
+    piece = orjson.dumps([row, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS)
+    return piece, [s["line"] for s in sites], len(entry.get("alternatives") or ())
+
+
+class Shaped(NamedTuple):
+    """search.json as the match store's shape reads it (``match_store._shape``), handed over by the
+    crawl that wrote it: its head but the commit, and each row's :func:`shape_piece` in order."""
+
+    rest: dict[str, Any]
+    pieces: list[tuple[bytes, list[Any], int]]
 
 
 class RowMemo:
@@ -214,14 +242,22 @@ class RowMemo:
     def __init__(self, path: Path, salt: str) -> None:
         self.path = path
         self.salt = salt
-        self.rows: dict[str, Any] = {}
+        self._rows: dict[str, Any] | None = None
         self.used: dict[str, Any] = {}
-        try:
-            found = orjson.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return
-        if type(found) is dict and found.get("salt") == salt and type(found.get("rows")) is dict:
-            self.rows = found["rows"]
+
+    @property
+    def rows(self) -> dict[str, Any]:
+        """The rows kept, read when first asked for (a crawl that takes its rows as bytes,
+        ``publish.row_bytes``, never asks: 16 MB of JSON for vLLM)."""
+        if self._rows is None:
+            self._rows = {}
+            try:
+                found = orjson.loads(self.path.read_bytes())
+            except (OSError, ValueError):
+                return self._rows
+            if type(found) is dict and found.get("salt") == self.salt and type(found.get("rows")) is dict:
+                self._rows = found["rows"]
+        return self._rows
 
     def row(self, record: RecordData, primary: ExtractedSite | None = None) -> dict[str, Any]:
         made_of = [

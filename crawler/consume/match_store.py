@@ -22,10 +22,15 @@ import os
 import sqlite3
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from crawler.base.dataset_files import FOREIGN, MATCHED, SEARCH
 from crawler.consume.match import Matcher, Prepared
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+
+    from crawler.catalogue.search import Shaped
 
 #: Bumped when the tables or rows change, or what a build checks: a store of another format is
 #: never read (3: a build refuses a manifest of another schema_version; a store built before
@@ -100,8 +105,9 @@ class _Shape(NamedTuple):
     alternatives: list[int]
 
 
-#: search.json as a crawl wrote it: the SHA-256 of its bytes and the document they serialize.
-Written = tuple[bytes, dict[str, Any]]
+#: search.json as a crawl wrote it: the SHA-256 of its bytes and the document they serialize, or
+#: what the shape reads of it (``search.Shaped``).
+Written = tuple[bytes, "dict[str, Any] | Shaped"]
 
 #: A site's line as the search index's model admits it (``search.SearchSite.line``).
 _MAX_LINE = 2**63
@@ -116,6 +122,8 @@ def _shape(dataset: Path, written: Written | None = None) -> _Shape | None:
     search.json holds exactly those bytes (their SHA-256 is the one the crawl wrote)."""
     import orjson
 
+    from crawler.catalogue.search import Shaped, shape_piece
+
     h = hashlib.sha256(FORMAT.encode())
     lines: list[list[int]] = []
     alternatives: list[int] = []
@@ -123,19 +131,20 @@ def _shape(dataset: Path, written: Written | None = None) -> _Shape | None:
         data = (dataset / SEARCH).read_bytes()
         document = written[1] if written is not None and hashlib.sha256(data).digest() == written[0] else orjson.loads(data)
         foreign = (dataset / FOREIGN).read_bytes() if (dataset / FOREIGN).is_file() else b""
-        entries = document["entries"]
-        # (not in the store: the commit, for a commit that moved code names another)
-        rest = {key: value for key, value in document.items() if key not in ("entries", "commit")}
+        pieces: Iterable[tuple[bytes, list[Any], int]]
+        if isinstance(document, Shaped):  # (the crawl's, made of the rows it wrote)
+            rest, pieces = document.rest, document.pieces
+        else:
+            # (not in the store: the commit, for a commit that moved code names another)
+            rest = {key: value for key, value in document.items() if key not in ("entries", "commit")}
+            pieces = map(shape_piece, document["entries"])
         h.update(orjson.dumps(rest, option=orjson.OPT_SORT_KEYS) + b"\0" + foreign)
-        for entry in entries:
-            sites = entry["sites"]
-            row = {key: value for key, value in entry.items() if key != "sites"}
-            h.update(b"\0" + orjson.dumps([row, [[s["path"], s["qualname"]] for s in sites]], option=orjson.OPT_SORT_KEYS))
-            found = [s["line"] for s in sites]
+        for piece, found, count in pieces:
+            h.update(b"\0" + piece)
             if not all(type(n) is int and 1 <= n < _MAX_LINE for n in found):
                 return None
             lines.append(found)
-            alternatives.append(len(entry.get("alternatives") or ()))
+            alternatives.append(count)
     except (OSError, ValueError, TypeError, KeyError, AttributeError):
         return None
     return _Shape(h.hexdigest(), lines, alternatives)

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import orjson
 
-from crawler.base.cachedir import keep
+from crawler.base.cachedir import checked, keep, sealed
 
 MAGIC = b"errcat-line-memo-1\n"
 #: The stamp, the number of rows and the size of the pins' table (JSON: [commit, date] pairs).
@@ -70,16 +70,13 @@ def path(cache_dir: Path, repo: str) -> Path:
 def load(where: Path, stamped: bytes) -> Lines:
     """The lines kept at ``where`` under this stamp; none when there is no memo, it is of another
     stamp, or it is not whole (its length, its checksum, its pins' table)."""
-    try:
-        data = where.read_bytes()
-    except OSError:
+    found_whole = checked(where, MAGIC, _HEAD)
+    if found_whole is None:
         return {}
+    data, (mark, count, table) = found_whole
     head = len(MAGIC) + _HEAD.size
-    if not data.startswith(MAGIC) or len(data) < head + 32:
-        return {}
-    mark, count, table = _HEAD.unpack_from(data, len(MAGIC))
     body = data[: len(data) - 32]
-    if mark != stamped or len(data) != head + count * _ROW.size + table + 32 or hashlib.sha256(body).digest() != data[-32:]:
+    if mark != stamped or len(data) != head + count * _ROW.size + table + 32:
         return {}
     try:
         pinned = orjson.loads(body[head + count * _ROW.size :])
@@ -100,5 +97,4 @@ def save(where: Path, stamped: bytes, lines: Lines) -> None:
     pins: dict[tuple[str, str | None], int] = {}
     rows = [_ROW.pack(key, pins.setdefault((commit, date), len(pins)), digest, size) for key, (commit, date, digest, size) in sorted(lines.items())]
     table = orjson.dumps([list(p) for p in pins])
-    body = b"".join([MAGIC, _HEAD.pack(stamped, len(rows), len(table)), *rows, table])
-    keep(where, body + hashlib.sha256(body).digest())
+    keep(where, sealed([MAGIC, _HEAD.pack(stamped, len(rows), len(table)), *rows, table]))

@@ -44,7 +44,19 @@ import orjson
 from crawler.base.dataset_files import AGGREGATES, BY_NAME, ERRORS, INDEX, MANIFEST, ROW_DOCUMENTS, SUPPLIED, record_file, record_id_of
 from crawler.base.errors import DataError, OutputError
 from crawler.base.files import TMP_MARK, mkdirs
-from crawler.base.jsonio import RawRow, Rows, dumps, dumps_line, dumps_record, dumps_row, dumps_rows, raw_row, rows_pieces
+from crawler.base.jsonio import (
+    KnownRow,
+    RawRow,
+    Rows,
+    dumps,
+    dumps_line,
+    dumps_record,
+    dumps_row,
+    dumps_rows,
+    known_row,
+    raw_row,
+    rows_pieces,
+)
 from crawler.extract.ids import check_id
 from crawler.model.kinds import exception_word
 from crawler.model.records import SCHEMA_VERSION, Manifest
@@ -77,18 +89,41 @@ def index_row(r: RecordData) -> dict[str, Any]:
     }
 
 
-def index_rows(records: Sequence[RecordData], repo: str, commit: str, carried: Mapping[str, bytes] | None = None) -> Rows:
+def index_rows(
+    records: Sequence[RecordData],
+    repo: str,
+    commit: str,
+    carried: Mapping[str, bytes] | None = None,
+    known: Mapping[str, bytes] | None = None,
+    written: dict[str, bytes] | None = None,
+) -> Rows:
     """index.json as its rows, made one at a time as the writer reads them (``jsonio.Rows``);
-    ``carried``: the rows of records carried through as they were written (their bytes, by id)."""
-    if not carried:
-        return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, lambda: map(index_row, records))
+    ``carried``: the rows of records carried through as they were written (their bytes, by id);
+    ``known``: rows this errcat made for the same inputs (``publish.row_bytes``), by id, taken as
+    they are; ``written``: filled with each row's bytes as written, by id."""
+    head = {"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}
+    if not carried and not known:
+        return Rows(head, lambda: map(index_row, records), written)
+    held, kept = carried or {}, known or {}
 
     def rows() -> Iterator[Any]:
         for r in records:
-            held = carried.get(r["id"])
-            yield index_row(r) if held is None else raw_row(held, r["id"])
+            rid = r["id"]
+            if (same := kept.get(rid)) is not None:
+                yield known_row(same, rid)
+            elif (old := held.get(rid)) is not None:
+                yield raw_row(old, rid)
+            else:
+                yield index_row(r)
 
-    return Rows({"schema_version": SCHEMA_VERSION, "repo": repo, "commit": commit}, rows)
+    return Rows(head, rows, written)
+
+
+def _index(records: Sequence[RecordData], manifest: Manifest, reuse: Reuse | None) -> Rows:
+    """:func:`index_rows` of a dataset's records with what ``reuse`` carries, knows and takes back."""
+    if reuse is None:
+        return index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit)
+    return index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows, reuse.known_index_rows, reuse.index_written)
 
 
 def content_digest(files: dict[str, bytes], known: Mapping[str, bytes] | None = None) -> str:
@@ -331,7 +366,7 @@ def _render(
             raise DataError(f"two files named {rel}; nothing was written")
         digests[rel], sizes[rel] = data.digest(), data.size
 
-    index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
+    index = _index(records, manifest, reuse)
     for name, (schema, document) in _documents(index, extra).items():
         if pieces and isinstance(document, Rows):
             made, found = _document_pieces(name, schema, document)
@@ -462,18 +497,33 @@ def _row_bytes(name: str, schema: str, document: Rows, problems: list[Problem]) 
         if batch:
             yield batch
 
+    written = document.written
+
     def rows() -> Iterator[bytes]:
         start = 0
         for batch in batches():
             # a row given as its bytes (``jsonio.RawRow``: read back from a cache, so hostile) is
-            # parsed, held to its entry's id and validated like any other, then written anew
-            checked = [_raw_row(row, name, start + n, problems) if isinstance(row, RawRow) else row for n, row in enumerate(batch)]
-            for problem in check(schema, {**head, "entries": checked}, name, engine="fast"):
+            # parsed, held to its entry's id and validated like any other, then written anew; a
+            # ``KnownRow`` (this errcat's, made for the same inputs: ``publish.row_bytes``) is
+            # written as it is
+            at = [n for n, row in enumerate(batch) if not isinstance(row, KnownRow)]
+            checked = [_raw_row(row, name, start + n, problems) if isinstance(row, RawRow) else row for n, row in ((n, batch[n]) for n in at)]
+            for problem in check(schema, {**head, "entries": checked}, name, engine="fast") if checked else ():
                 if problem.pointer.startswith("/entries/"):  # (the head's are the head's own, checked above)
                     _, _, n, *rest = problem.pointer.split("/", 3)
-                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + int(n)), *rest]), problem.message))
-            for row in checked:
-                yield _dumps(dumps_row, row, name)
+                    problems.append(Problem(problem.file, "/".join(["", "entries", str(start + at[int(n)]), *rest]), problem.message))
+            made = iter(checked)
+            for row in batch:
+                if isinstance(row, KnownRow):
+                    data: bytes = row
+                else:
+                    row = next(made)
+                    data = _dumps(dumps_row, row, name)
+                if written is not None:
+                    rid = row.id if isinstance(row, KnownRow) else row.get("id") if isinstance(row, dict) else None
+                    if isinstance(rid, str):
+                        written[rid] = data
+                yield data
             start += len(batch)
 
     return rows_pieces(head, rows())
@@ -556,6 +606,11 @@ class Reuse(NamedTuple):
     #: A record as it is written, when the caller left some pinned elsewhere than they hold
     #: (``pins.pinned_at``): asked for wherever the writer serializes or validates a record.
     pinned_at: Callable[[RecordData], RecordData] | None = None
+    #: By id, the index.json row of a record this errcat made for the same inputs (``publish.row_bytes``):
+    #: its bytes, taken as they are (neither parsed nor validated again).
+    known_index_rows: Mapping[str, bytes] = {}
+    #: Filled in by the writer when given: by id, each index.json row's bytes as written.
+    index_written: dict[str, bytes] | None = None
 
 
 def _as_written(record: RecordData, reuse: Reuse | None) -> RecordData:
@@ -1206,7 +1261,7 @@ def _fill_parallel(
         digests: dict[str, bytes] = {}
         sizes: dict[str, int] = {}
         problems: list[Problem] = []
-        index = index_rows(records, f"{manifest.repo.owner}/{manifest.repo.name}", manifest.commit, reuse.index_rows if reuse is not None else None)
+        index = _index(records, manifest, reuse)
         for name, (schema, document) in _documents(index, extra() if extra else None).items():
             data, found = _document(name, schema, document)
             problems += found

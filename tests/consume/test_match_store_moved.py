@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import crawler.consume.match_store as match_store
+from crawler.catalogue.search import Shaped
 from tests.helpers import MEANING_CONFIG, MEANING_TREE
 
 
@@ -134,6 +135,9 @@ def test_the_crawl_hands_over_the_search_index_it_wrote(fixture_repo, cli, tmp_p
     real(dataset, anew)
     assert tables(match_store.store_path(dataset, cache_dir)) == tables(anew)
 
-    other = {**written[1], "entries": written[1]["entries"][1:]}
+    # (what the crawl hands over is what the shape reads of the rows it wrote, ``search.Shaped``:
+    # its memo of rows' bytes, ``publish.row_bytes``, keeps each row's piece of it)
+    assert isinstance(written[1], Shaped)
+    other = Shaped(written[1].rest, written[1].pieces[1:])
     assert match_store._shape(dataset, (written[0], other)) != match_store._shape(dataset)  # the bytes vouch for it
     assert match_store._shape(dataset, (b"\0" * 32, other)) == match_store._shape(dataset)  # not those bytes: read
