@@ -821,6 +821,9 @@ def classify(
     seed72 = _seed72_early(record, reads, own, text, names)  # (s46-rules4)
     if seed72 is not None:
         return seed72
+    seed73 = _s73_early(record, reads, own, names)  # (s46-rules5)
+    if seed73 is not None:
+        return seed73
     if found and settings and any(f in found for k in settings for f in k.get("flags") or []):
         return "setting", f"the message says to change the setting {_names(settings)}"
     chosen = _CHOOSE_ANOTHER.match(found or "")
@@ -1331,6 +1334,7 @@ def _steps(record: dict[str, Any], actor: str, basis: str, found: str | None, re
         or _seed70_steps(record, actor, basis)
         or _s71_steps(record, actor, basis, names)
         or _seed72_steps(record, actor, basis, names)
+        or _s73_steps(actor, basis)
     )
     if decided:
         steps.extend(decided)
@@ -1503,6 +1507,7 @@ def _what(record: dict[str, Any], actor: str, basis: str, reads: dict[str, list[
         or _seed70_what(record, actor, basis)
         or _s71_what(record, actor, basis, names)
         or _seed72_what(actor, basis)
+        or _s73_what(actor, basis)
     )
     if decided:
         return decided
@@ -4389,4 +4394,87 @@ def _seed72_what(actor: str, basis: str) -> str | None:
         return f"its own call with `{basis.split('`')[1]}`"
     if actor == "internal" and basis.startswith(_SEED72_PIXEL_BASIS):
         return f"the processor's `{basis.split('`')[1]}` and `{basis.split('`')[3]}`"
+    return None
+
+
+# --------------------------------------------------------------------------- s46-rules5: seed 73's wrong claims
+# (bench/RESULTS.md, s46-judge4: W22 W35; W4 is in ``catalogue.meaning``: a native check's bare name is
+# no environment variable): facts of the code, each a small function of its own that ``classify`` asks.
+
+#: The processor keyword arguments a multimodal processor is handed: the request's ``mm_processor_kwargs``
+#: (or ``--mm-processor-kwargs``), not what the processor made (``out_mm_kwargs``).
+_S73_PROCESSOR_KWARGS = re.compile(r"(?<![\w.])hf_processor_mm_kwargs(?:\.get)?")
+#: A divisibility test in the check's own condition (``k % 16 == 0``).
+_S73_DIVISIBLE = re.compile(r"[\w)\]]\s{0,4}%\s{0,4}[\w(]")
+
+_S73_KWARGS_BASIS = "the check tests a value read from `"
+_S73_ONLINE_BASIS = _S71_ONLINE_BASIS  # (the same steps and sentence as seed 71's online rule)
+
+
+def _s73_processor_kwargs(record: dict[str, Any], reads: dict[str, list[str]]) -> str | None:
+    """The chain a check reads when all it reads (but constants) is the processor kwargs the request
+    sent (``do_sample_frames = hf_processor_mm_kwargs.get("do_sample_frames")``, W22 of s46-judge4).
+    Not a check that also reads the media items or what the processor returned. Else None."""
+    if record["kind"] not in (ASSERT, RAISE) or not set(reads) <= {"other", "constant"}:
+        return None
+    chains = reads.get("other") or []
+    if not chains or not all(_S73_PROCESSOR_KWARGS.fullmatch(c) for c in chains):
+        return None
+    return chains[0]
+
+
+def _s73_online_owner(record: dict[str, Any], own: str) -> str | None:
+    """The online quantization method a divisibility check in ``layers/quantization/online/`` belongs to
+    (its own class, or the class of every caller: ``_quantize_moe_weight_to_nvfp4``'s ``k % 16`` called by
+    ``Nvfp4OnlineMoEMethod._quantize_weights``, W35 of s46-judge4), outside ``create_weights`` (seed 71's
+    rule). That code runs only when the user asks for online quantization. Not a check with no ``%``
+    (``weight.dim() == 3`` stays the project's own). Else None."""
+    path, site = _where(record)
+    if record["kind"] not in (ASSERT, RAISE) or _S71_ONLINE not in "/" + path or not _S73_DIVISIBLE.search(own):
+        return None
+    owners = [site["qualname"].partition(".")[0]] if "." in site["qualname"] else []
+    if not owners:
+        callers = record["meaning"].get("callers") or []
+        if not callers or not all(_S71_ONLINE in "/" + c["path"] and "." in c["qualname"] for c in callers):
+            return None
+        owners = sorted({c["qualname"].partition(".")[0] for c in callers})
+    return owners[0] if all(o.endswith("Method") for o in owners) else None
+
+
+def _s73_early(record: dict[str, Any], reads: dict[str, list[str]], own: str, names: SettingNames | None) -> tuple[str, str] | None:
+    """(actor, basis) of seed 73's rules, which come after seed 72's."""
+    kwargs = _s73_processor_kwargs(record, reads)
+    if kwargs:
+        flag = _s71_flag(names, "mm_processor_kwargs")
+        also = f" (or `{flag}`)" if flag else ""
+        return (
+            "request",
+            f"{_S73_KWARGS_BASIS}{kwargs}`, the processor keyword arguments the request sends as `mm_processor_kwargs`{also}: "
+            "a value of a type or kind this processor does not take",
+        )
+    owner = _s73_online_owner(record, own)
+    flag = _s71_flag(names, "quantization") if owner else None
+    if owner and flag:
+        return (
+            "setting",
+            f"{_S73_ONLINE_BASIS} (`{owner}`), which runs only when `{flag}` asks for online quantization: "
+            f"it does not take this layer's size (`{short_code(own.strip())}`)",
+        )
+    return None
+
+
+def _s73_steps(actor: str, basis: str) -> list[str]:
+    """The steps of seed 73's rules that need their own words."""
+    if actor == "request" and basis.startswith(_S73_KWARGS_BASIS):
+        return [
+            'Send the key the condition under "When it is raised" tests in `mm_processor_kwargs` with a value of the type it takes '
+            "(a JSON boolean, not a string or a number, where it tests for `bool`), or leave it out."
+        ]
+    return []
+
+
+def _s73_what(actor: str, basis: str) -> str | None:
+    """What a page of seed 73's rules names in its first sentence."""
+    if actor == "request" and basis.startswith(_S73_KWARGS_BASIS):
+        return "its `mm_processor_kwargs`"
     return None
