@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import action_starting, jsonl_bytes
 
 CONFIG = """
 from dataclasses import dataclass, field
@@ -270,33 +270,28 @@ def records(crawl_once) -> list[dict]:
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 
-def _starting(records: list[dict], start: str) -> dict:
-    (got,) = [r for r in records if r["message"]["text"].startswith(start)]
-    return got["meaning"]["action"]
-
-
 @pytest.mark.slow
 def test_a_config_object_the_engine_always_has_found_none_is_internal(records):
-    got = _starting(records, "Widget fusion pass is disabled for missing model_config")
+    got = action_starting(records, "Widget fusion pass is disabled for missing model_config")
     assert got["actor"] == "internal" and "`vllm_config.model_config`" in got["basis"] and "always has" in got["basis"], got
     assert "setting of yours" not in got["says"], got
 
 
 @pytest.mark.slow
 def test_two_such_objects_in_one_condition_are_internal(records):
-    got = _starting(records, "Widget model_config and cache_config must be set")
+    got = action_starting(records, "Widget model_config and cache_config must be set")
     assert got["actor"] == "internal" and "`vllm_config.cache_config`" in got["basis"] and "`vllm_config.model_config`" in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_config_object_declared_optional_is_not_that_rule(records):
-    got = _starting(records, "Widget fusion pass is disabled for missing lora_config")
+    got = action_starting(records, "Widget fusion pass is disabled for missing lora_config")
     assert "always has" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_weight_transfer_engines_call_first_is_the_callers(records):
-    got = _starting(records, "Widget weight transfer not initialized")
+    got = action_starting(records, "Widget weight transfer not initialized")
     assert got["actor"] == "caller" and "`init_transfer_engine()`" in got["basis"] and "`WidgetWeightTransferEngine`" in got["basis"], got
     assert any(s.startswith("Call `init_transfer_engine()` first") for s in got["steps"]), got
     assert "cannot tell" not in got["says"], got
@@ -304,32 +299,32 @@ def test_a_weight_transfer_engines_call_first_is_the_callers(records):
 
 @pytest.mark.slow
 def test_a_helper_the_engine_binds_itself_is_not_that_rule(records):
-    got = _starting(records, "WidgetRouter has no producers bound")
+    got = action_starting(records, "WidgetRouter has no producers bound")
     assert "must come first" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_call_first_outside_the_weight_transfer_api_is_not_that_rule(records):
-    got = _starting(records, "set_transfer_context() must be called before widget add_recv()")
+    got = action_starting(records, "set_transfer_context() must be called before widget add_recv()")
     assert got["actor"] != "caller" and "must come first" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_key_of_the_requests_messages_the_message_names_is_the_requests(records):
-    got = _starting(records, "Validating widget messages' `tool_calls`")
+    got = action_starting(records, "Validating widget messages' `tool_calls`")
     assert got["actor"] == "request" and "`tool_calls`" in got["basis"] and "`messages`" in got["basis"], got
     assert not any("Check the options and config values" in s for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_the_same_shape_over_a_configs_list_is_not_that_rule(records):
-    got = _starting(records, "Validating widget sections' `widths`")
+    got = action_starting(records, "Validating widget sections' `widths`")
     assert got["actor"] != "request", got
 
 
 @pytest.mark.slow
 def test_the_class_of_the_reasoning_parser_an_option_chose_is_that_options(records):
-    got = _starting(records, "Widget Harmony requires GptOssReasoningParser")
+    got = action_starting(records, "Widget Harmony requires GptOssReasoningParser")
     assert got["actor"] == "setting" and "`--reasoning-parser`" in got["basis"] and "`GptOssReasoningParser`" in got["basis"], got
     assert any("`--reasoning-parser`" in s and "`GptOssReasoningParser`" in s for s in got["steps"]), got
     assert "`--reasoning-parser`" in got["says"], got
@@ -337,13 +332,13 @@ def test_the_class_of_the_reasoning_parser_an_option_chose_is_that_options(recor
 
 @pytest.mark.slow
 def test_the_class_of_a_parsers_private_object_is_not_that_rule(records):
-    got = _starting(records, "Widget Harmony's own stream parser")
+    got = action_starting(records, "Widget Harmony's own stream parser")
     assert "option `--reasoning-parser`" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_raise_every_call_catches_quietly_is_handled(records):
-    got = _starting(records, "Widget activation does not directly wrap the gate")
+    got = action_starting(records, "Widget activation does not directly wrap the gate")
     assert got["actor"] == "internal" and "`update_forward`" in got["basis"] and "the one call" in got["basis"], got
     assert got["steps"][0].startswith("Nothing to do about this error itself"), got
     assert "does not reach you" in got["says"] and "likely a bug" not in got["says"], got
@@ -351,13 +346,13 @@ def test_a_raise_every_call_catches_quietly_is_handled(records):
 
 @pytest.mark.slow
 def test_a_raise_also_called_outside_the_try_is_not_that_rule(records):
-    got = _starting(records, "Widget q projection is missing")
+    got = action_starting(records, "Widget q projection is missing")
     assert "caught by every call" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_raise_whose_try_raises_again_is_not_that_rule(records):
-    got = _starting(records, "Widget k projection is missing")
+    got = action_starting(records, "Widget k projection is missing")
     assert "caught by every call" not in got["basis"], got
 
 

@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import action_starting, jsonl_bytes
 
 CONFIG = """
 from dataclasses import dataclass, field
@@ -230,11 +230,6 @@ def _at(records: list[dict], path: str, start: str = "") -> dict:
     return got["meaning"]["action"]
 
 
-def _starting(records: list[dict], start: str) -> dict:
-    (got,) = [r for r in records if r["message"]["text"].startswith(start)]
-    return got["meaning"]["action"]
-
-
 @pytest.mark.slow
 def test_an_isinstance_assert_after_the_branches_on_its_type_is_internal(records):
     (got,) = [r["meaning"]["action"] for r in records if r["kind"] == "assert" and r["sites"][0]["qualname"] == "widget_outputs_from_format"]
@@ -244,13 +239,13 @@ def test_an_isinstance_assert_after_the_branches_on_its_type_is_internal(records
 
 @pytest.mark.slow
 def test_an_isinstance_assert_with_no_such_branches_is_not_that_rule(records):
-    got = _starting(records, "Widget response_format must be a tag format")
+    got = action_starting(records, "Widget response_format must be a tag format")
     assert "the branch left after" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_parameter_looked_up_in_a_table_past_the_requests_guards_is_not_the_requests(records):
-    got = _starting(records, "Unknown widget format type")
+    got = action_starting(records, "Unknown widget format type")
     assert got["actor"] == "internal" and "`model`" in got["basis"] and "`get_widget_structural_tag`" in got["basis"], got
     assert any("one of the values the message lists" in s for s in got["steps"]), got
     assert not any("nothing needs to change on the server" in s for s in got["steps"]), got
@@ -258,13 +253,13 @@ def test_a_parameter_looked_up_in_a_table_past_the_requests_guards_is_not_the_re
 
 @pytest.mark.slow
 def test_a_name_the_request_gave_looked_up_is_still_the_requests(records):
-    got = _starting(records, "Widget tool '")
+    got = action_starting(records, "Widget tool '")
     assert got["actor"] == "request" and "looks `" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_disabling_a_value_the_code_is_given_is_no_setting(records):
-    got = _starting(records, "Widget launcher: sinks ignored")
+    got = action_starting(records, "Widget launcher: sinks ignored")
     assert got["actor"] == "internal" and "`sinks`" in got["basis"], got
     assert not any(s.startswith("Do what the message says") or "options and config values" in s for s in got["steps"]), got
     assert got["remedy"] is None, got
@@ -272,33 +267,33 @@ def test_disabling_a_value_the_code_is_given_is_no_setting(records):
 
 @pytest.mark.slow
 def test_disabling_what_an_option_names_is_not_that_rule(records):
-    got = _starting(records, "Widget thing is ignored here")
+    got = action_starting(records, "Widget thing is ignored here")
     assert "remedy names" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_message_naming_16_token_blocks_is_the_block_size(records):
-    got = _starting(records, "Widget decode attention needs the HND bf16 KV cache with 16-token blocks")
+    got = action_starting(records, "Widget decode attention needs the HND bf16 KV cache with 16-token blocks")
     assert got["actor"] == "setting" and "`--block-size`" in got["basis"], got
     assert any("`--block-size 16`" in s for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_16_token_chunks_are_not_that_rule(records):
-    got = _starting(records, "Widget decode attention needs the bf16 KV cache in 16-token chunks")
+    got = action_starting(records, "Widget decode attention needs the bf16 KV cache in 16-token chunks")
     assert "blocks of 16 tokens" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_cuda_runtime_calls_failed_status_is_the_environment(records):
-    got = _starting(records, "Widget cudaHostRegister failed")
+    got = action_starting(records, "Widget cudaHostRegister failed")
     assert got["actor"] == "environment" and "`cudaHostRegister`" in got["basis"], got
     assert any("ulimit -l" in s for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_a_failed_release_call_is_not_that_rule(records):
-    got = _starting(records, "Widget cudaHostUnregister failed")
+    got = action_starting(records, "Widget cudaHostUnregister failed")
     assert "CUDA runtime" not in got["basis"], got
 
 
@@ -317,12 +312,12 @@ def test_the_same_words_outside_the_offloading_code_are_not_that_rule(records):
 
 @pytest.mark.slow
 def test_either_of_two_arguments_of_a_public_method_is_the_callers(records):
-    got = _starting(records, "Either 'messages' or 'conversation'")
+    got = action_starting(records, "Either 'messages' or 'conversation'")
     assert got["actor"] == "caller" and "`messages`" in got["basis"] and "`conversation`" in got["basis"], got
     assert any(s.startswith("Pass `messages` (or `conversation`)") for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_either_in_a_models_forward_is_not_that_rule(records):
-    got = _starting(records, "Either input_ids or inputs_embeds")
+    got = action_starting(records, "Either input_ids or inputs_embeds")
     assert got["actor"] != "caller", got

@@ -22,7 +22,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from helpers import jsonl_bytes
+from helpers import action_starting, jsonl_bytes
 
 CONFIG = """
 from dataclasses import dataclass, field
@@ -169,14 +169,9 @@ def records(crawl_once) -> list[dict]:
     return [json.loads(line) for line in jsonl_bytes(out / "acme" / "widgets").splitlines()]
 
 
-def _starting(records: list[dict], start: str) -> dict:
-    (got,) = [r for r in records if r["message"]["text"].startswith(start)]
-    return got["meaning"]["action"]
-
-
 @pytest.mark.slow
 def test_a_value_of_the_draft_checkpoints_config_is_the_models(records):
-    got = _starting(records, "Widget DSpark currently requires markov_head_type")
+    got = action_starting(records, "Widget DSpark currently requires markov_head_type")
     assert got["actor"] == "model" and "draft model's own config" in got["basis"], got
     assert "--spec-method" not in got["says"] and "draft model" in got["says"], got
     assert any(s.startswith("Use a draft model (the `model` you give `--speculative-config`") for s in got["steps"]), got
@@ -184,13 +179,13 @@ def test_a_value_of_the_draft_checkpoints_config_is_the_models(records):
 
 @pytest.mark.slow
 def test_a_draft_value_beside_a_setting_is_not_that_rule(records):
-    got = _starting(records, "Widget DSpark requires num_speculative_tokens")
+    got = action_starting(records, "Widget DSpark requires num_speculative_tokens")
     assert "draft model's own config" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_test_of_the_moe_backend_is_the_options(records):
-    got = _starting(records, "moe_backend=")
+    got = action_starting(records, "moe_backend=")
     assert got["actor"] == "setting" and "`--moe-backend`" in got["basis"] and "`moe.moe_backend`" in got["basis"], got
     assert "`--moe-backend`" in got["says"], got
     assert any(s.startswith("Start without `--moe-backend` (its default, `auto`, passes this check)") for s in got["steps"]), got
@@ -198,13 +193,13 @@ def test_a_test_of_the_moe_backend_is_the_options(records):
 
 @pytest.mark.slow
 def test_the_experts_count_beside_it_is_not_that_rule(records):
-    got = _starting(records, "Widget MXFP4 MoE checkpoints need a multiple of 8 experts")
+    got = action_starting(records, "Widget MXFP4 MoE checkpoints need a multiple of 8 experts")
     assert "--moe-backend" not in got["basis"] and got["actor"] != "setting", got
 
 
 @pytest.mark.slow
 def test_an_online_quantization_methods_size_test_is_the_quantization_option(records):
-    got = _starting(records, "Widget FP8 requires input_size_per_partition")
+    got = action_starting(records, "Widget FP8 requires input_size_per_partition")
     assert got["actor"] == "setting" and "`WidgetFp8OnlineLinearMethod`" in got["basis"] and "`--quantization`" in got["basis"], got
     assert "model architecture you load" not in got["says"] and "`--quantization`" in got["says"], got
     assert any("`--quantization`" in s and "--tensor-parallel-size" in s for s in got["steps"]), got
@@ -212,26 +207,26 @@ def test_an_online_quantization_methods_size_test_is_the_quantization_option(rec
 
 @pytest.mark.slow
 def test_a_checkpoint_quantization_methods_size_test_is_not_that_rule(records):
-    got = _starting(records, "Widget checkpoint FP8 requires input_size_per_partition")
+    got = action_starting(records, "Widget checkpoint FP8 requires input_size_per_partition")
     assert "online quantization" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_an_assert_saying_the_weight_shape_is_unsupported_is_the_models(records):
-    got = _starting(records, "Widget XPU FP8 requires K")
+    got = action_starting(records, "Widget XPU FP8 requires K")
     assert got["actor"] == "model" and "weight shape it tests is unsupported" in got["basis"], got
     assert "likely a bug" not in got["says"] and not any(s.startswith("Report it") for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_an_assert_on_a_weight_without_those_words_is_not_that_rule(records):
-    got = _starting(records, "Widget XPU FP8 got N")
+    got = action_starting(records, "Widget XPU FP8 got N")
     assert "unsupported here" not in got["basis"], got
 
 
 @pytest.mark.slow
 def test_a_raise_from_what_except_baseexception_caught_points_at_the_cause(records):
-    got = _starting(records, "Widget copy completion is unconfirmed")
+    got = action_starting(records, "Widget copy completion is unconfirmed")
     assert got["actor"] == "internal" and got["basis"].startswith("it is raised from what its handler caught"), got
     assert "cannot tell" not in got["says"] and "chained as its cause" in got["says"], got
     assert got["steps"][0].startswith("Read the exception Python prints above this one") and len(got["steps"]) == 1, got
@@ -239,18 +234,18 @@ def test_a_raise_from_what_except_baseexception_caught_points_at_the_cause(recor
 
 @pytest.mark.slow
 def test_a_raise_from_what_except_exception_caught_is_not_that_rule(records):
-    got = _starting(records, "Widget other copy is unconfirmed")
+    got = action_starting(records, "Widget other copy is unconfirmed")
     assert not got["basis"].startswith("it is raised from what its handler caught"), got
 
 
 @pytest.mark.slow
 def test_a_test_of_the_models_state_space_layer_type_is_the_models(records):
-    got = _starting(records, "Widget conv transfer only supports")
+    got = action_starting(records, "Widget conv transfer only supports")
     assert got["actor"] == "model" and "`mamba_spec.mamba_type`" in got["basis"], got
     assert any("KV connector" in s for s in got["steps"]), got
 
 
 @pytest.mark.slow
 def test_another_test_of_the_spec_is_not_that_rule(records):
-    got = _starting(records, "Widget conv spec lost its heads")
+    got = action_starting(records, "Widget conv spec lost its heads")
     assert "state-space" not in got["basis"], got
