@@ -23,6 +23,7 @@ import shutil
 import subprocess
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import orjson
 import pytest
@@ -32,6 +33,8 @@ from tests.test_hostile45 import _repo
 from tests.versions.test_history import tree
 from tests.versions.test_lineage_links import ARGS, upstream  # noqa: F401 (the fixture)
 from tests.versions.test_sync_carried import OTHER, retired  # noqa: F401 (the fixture)
+
+ROOT = Path(__file__).resolve().parent.parent
 
 #: Rows a memo may hold that errcat never writes, as made of the row kept (its entry's id known).
 HOSTILE_ROWS: dict[str, Callable[[carried.Carried], carried.Carried]] = {
@@ -82,3 +85,21 @@ def test_a_long_try_body_nested_costs_the_crawl_its_length(fixture_repo, tmp_pat
     assert "sites 10," in done.stdout  # each handler's raise is read
     (record,) = (orjson.loads(line) for line in gzip.open(out / "acme" / "widgets" / "errors.jsonl.gz"))
     assert any("`widgets`" in step for step in record["meaning"]["action"]["steps"])  # the walk found the import
+
+
+@pytest.mark.slow
+def test_many_quiet_trys_in_one_function_cost_the_extraction_their_number():
+    # s46-rules' ``knob_passes.quiet`` looked, for each call, through every ``try`` body of its function:
+    # 8,000 of them took 6 s, 40,000 would take minutes (one crafted file); the innermost body is found
+    # by a sorted walk now (a second or two here, the parse's). The timeout is a hang guard only.
+    script = (
+        "import ast\n"
+        "from crawler.extract.knob_passes import passes\n"
+        "src = 'from pkg import envs\\n\\ndef f(config):\\n    x = envs.VLLM_X\\n' + ''.join(\n"
+        "    f'    try:\\n        g{i}()\\n    except Exception:\\n        logger.debug(\"x\")\\n' for i in range(40_000))\n"
+        "got = passes(ast.parse(src), src)['quiet']\n"
+        "print(len(got), got['g0'], got['g39999'])\n"
+    )
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=60, cwd=ROOT)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["40000", "1", "1"], done.stdout

@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import ast
 import re
+from bisect import bisect_right
 from collections.abc import Callable, Mapping
 from typing import Any, NamedTuple, cast
 
@@ -134,11 +135,26 @@ def _quiet(statements: list[ast.stmt], calls: Calls, quiet: dict[str, int]) -> N
             spans.append((t.body[0].lineno, t.body[-1].end_lineno or t.body[-1].lineno, quiet_try))
     if not any(q for _, _, q in spans):
         return
+    # ``try`` bodies nest or are apart: sorted by (start, -end), each one's nearest enclosing body is
+    # its parent, and a line's innermost body is the last one starting at or before it, or the first
+    # of that one's enclosing bodies that reaches the line (linear in the ``try``s and calls: a crafted
+    # function of 8,000 of them took 6 s as a scan of every body for each call).
+    spans.sort(key=lambda span: (span[0], -span[1]))
+    starts = [span[0] for span in spans]
+    parent: list[int] = []
+    open_spans: list[int] = []
+    for i, (start, _, _) in enumerate(spans):
+        while open_spans and spans[open_spans[-1]][1] < start:
+            open_spans.pop()
+        parent.append(open_spans[-1] if open_spans else -1)
+        open_spans.append(i)
     for stmt, made in calls:
         if not made:
             continue
-        around = [span for span in spans if span[0] <= stmt.lineno <= span[1]]
-        if not around or not max(around, key=lambda span: (span[0], -span[1]))[2]:
+        i = bisect_right(starts, stmt.lineno) - 1
+        while i >= 0 and spans[i][1] < stmt.lineno:
+            i = parent[i]
+        if i < 0 or not spans[i][2]:
             continue
         for call in made:
             f = call.func
